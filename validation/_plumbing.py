@@ -1,0 +1,85 @@
+"""Shared plumbing of the Validation classes: running ``predict`` and label intake."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from validation._checks import as_label_vector, check_same_length, is_sparse
+
+__all__ = ["collect_predictions", "fast_labels", "is_numba_function", "observations_array"]
+
+
+def is_numba_function(fn: object) -> bool:
+    """True for a numba ``@njit`` dispatcher (it can run inside a compiled loop)."""
+    return type(fn).__module__.startswith("numba") and hasattr(fn, "py_func")
+
+
+def fast_labels(x: Any, name: str, *, n_classes: int | None = None) -> NDArray[Any]:
+    """Integer labels ready for a kernel, without copying integer arrays.
+
+    Integer and bool numpy vectors pass through (the kernels never write to them and
+    check label ranges themselves); anything else goes through :func:`as_label_vector`.
+    """
+    if isinstance(x, np.ndarray) and x.ndim == 1 and x.size > 0:
+        if np.issubdtype(x.dtype, np.integer) or x.dtype == np.bool_:
+            return np.ascontiguousarray(x)
+    return as_label_vector(x, name, n_classes=n_classes)
+
+
+def observations_array(observations: Any) -> Any:
+    """Observations as something indexable by position (numpy for arrays and pandas)."""
+    if is_sparse(observations):
+        return observations.tocsr()
+    if hasattr(observations, "to_numpy"):
+        return observations.to_numpy()
+    return observations
+
+
+def collect_predictions(
+    predict: Callable[..., Any],
+    observations: Any,
+    n_expected: int,
+    *,
+    batched: bool,
+    integer_labels: bool = True,
+) -> Any:
+    """Run ``predict`` over the observations and return the raw predictions.
+
+    ``batched=False`` calls ``predict`` once per observation (the book's contract);
+    ``batched=True`` calls it once on all observations and expects one prediction
+    per observation back. With ``integer_labels`` each per-observation result must be
+    an integer label (checked here, so a wrong ``predict`` fails with a clear message).
+    """
+    if not callable(predict):
+        raise TypeError(f"predict must be callable, got {type(predict).__name__}")
+    obs = observations_array(observations)
+    check_same_length(expected=np.empty(n_expected), observations=obs)
+    if batched:
+        predicted = predict(obs)
+        try:
+            n_predicted = len(predicted) if not hasattr(predicted, "shape") else predicted.shape[0]
+        except TypeError:
+            raise TypeError(
+                f"predict (batched=True) must return one prediction per observation, "
+                f"got {type(predicted).__name__}"
+            ) from None
+        if n_predicted != n_expected:
+            raise ValueError(
+                f"predict (batched=True) returned {n_predicted} predictions for "
+                f"{n_expected} observations"
+            )
+        return predicted
+    out = []
+    for i in range(n_expected):
+        value = predict(obs[i])
+        if integer_labels and not isinstance(value, (int, np.integer, bool, np.bool_)):
+            raise TypeError(
+                f"predict must return an integer label for each observation; "
+                f"observation {i} gave {value!r} of type {type(value).__name__}"
+            )
+        out.append(value)
+    return np.asarray(out, dtype=np.int64) if integer_labels else out

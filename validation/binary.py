@@ -1,0 +1,264 @@
+"""Binary validation: counts of one positive class and the measures derived from them."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import cached_property
+from typing import Any
+
+import attrs
+import numpy as np
+import toolz
+
+from validation import _kernels, measures
+from validation._checks import check_beta, check_same_length, check_zero_division
+from validation._plumbing import (
+    collect_predictions,
+    fast_labels,
+    is_numba_function,
+    observations_array,
+)
+from validation.counts import Counts
+from validation.report import format_table, same_settings
+
+__all__ = ["BinFValidation"]
+
+
+def _binary_counts(expected: Any, predicted: Any, positive: Any) -> Counts:
+    """Count TP/FP/FN/TN; labels must take at most two values, one being ``positive``."""
+    n = check_same_length(expected=expected, predicted=predicted)
+    if n == 0:
+        raise ValueError("expected is empty; at least one label is needed")
+    if isinstance(positive, (int, np.integer, bool, np.bool_)):
+        e = fast_labels(expected, "expected")
+        p = fast_labels(predicted, "predicted")
+        raw, too_many = _kernels.binary_counts(e, p, int(positive))
+    else:
+        e_arr = np.asarray(expected)
+        p_arr = np.asarray(predicted)
+        if e_arr.ndim != 1 or p_arr.ndim != 1:
+            raise ValueError(
+                f"expected and predicted must be 1-dimensional, got {e_arr.shape} and {p_arr.shape}"
+            )
+        e_pos = e_arr == positive
+        p_pos = p_arr == positive
+        negatives = set(e_arr[~e_pos].tolist()) | set(p_arr[~p_pos].tolist())
+        too_many = len(negatives) > 1
+        tp = int(np.count_nonzero(e_pos & p_pos))
+        fp = int(np.count_nonzero(~e_pos & p_pos))
+        fn = int(np.count_nonzero(e_pos & ~p_pos))
+        raw = np.array([tp, fp, fn, n - tp - fp - fn])
+    if too_many:
+        raise ValueError(
+            f"a binary validation needs labels with two values, the positive one ({positive!r}) "
+            "and one negative; expected/predicted hold more. Use MultiFValidation for "
+            "multiclass data or set positive= to the positive label."
+        )
+    return Counts(*(int(v) for v in raw))
+
+
+@attrs.frozen(init=False)
+class BinFValidation:
+    """F-validation of a binary classifier: counts TP/FP/FN/TN once, derives the rest lazily.
+
+    Parameters
+    ----------
+    expected
+        Expected labels, one per observation: two distinct values, one of them ``positive``.
+    observations
+        The observations ``predict`` is applied to (array, list, pandas object).
+    predict
+        ``observation -> label`` (as in *Scala for Machine Learning*), or with
+        ``batched=True`` ``observations -> labels``. A numba ``@njit`` function runs
+        inside the compiled counting loop (observations must then be a numpy array).
+    positive
+        The positive label.
+    beta
+        F_beta weight, > 0: ``beta > 1`` favours recall, ``beta < 1`` precision.
+    zero_division
+        Value of a 0/0 ratio: 0.0 (default), 1.0 or ``nan``.
+    batched
+        Call ``predict`` once on all observations instead of once per observation.
+
+    Examples
+    --------
+    >>> v = BinFValidation([1, 1, 0, 0], [[0.9], [0.2], [0.7], [0.1]], lambda x: int(x[0] > 0.5))
+    >>> v.counts
+    Counts(tp=1, fp=1, fn=1, tn=1)
+    >>> v.precision, v.recall, v.f1
+    (0.5, 0.5, 0.5)
+    >>> (v + v).counts.tp
+    2
+    """
+
+    counts: Counts
+    positive: Any = 1
+    beta: float = 1.0
+    zero_division: float = 0.0
+
+    def __init__(
+        self,
+        expected: Any,
+        observations: Any,
+        predict: Callable[..., Any],
+        *,
+        positive: Any = 1,
+        beta: float = 1.0,
+        zero_division: float = 0.0,
+        batched: bool = False,
+    ) -> None:
+        beta = check_beta(beta)
+        zero_division = check_zero_division(zero_division)
+        if is_numba_function(predict) and not batched:
+            counts = _count_with_jitted(predict, expected, observations, positive)
+        else:
+            n = check_same_length(expected=expected, observations=observations_array(observations))
+            predicted = collect_predictions(predict, observations, n, batched=batched)
+            counts = _binary_counts(expected, predicted, positive)
+        self.__attrs_init__(counts, positive, beta, zero_division)
+
+    @classmethod
+    def from_predictions(
+        cls,
+        expected: Any,
+        predicted: Any,
+        *,
+        positive: Any = 1,
+        beta: float = 1.0,
+        zero_division: float = 0.0,
+    ) -> BinFValidation:
+        """Validation of given predictions (no ``predict`` needed)."""
+        counts = _binary_counts(expected, predicted, positive)
+        return cls.from_counts(counts, positive=positive, beta=beta, zero_division=zero_division)
+
+    @classmethod
+    def from_counts(
+        cls,
+        counts: Counts,
+        *,
+        positive: Any = 1,
+        beta: float = 1.0,
+        zero_division: float = 0.0,
+    ) -> BinFValidation:
+        """Validation of already-counted outcomes.
+
+        Examples
+        --------
+        >>> v = BinFValidation.from_counts(Counts(tp=40, fp=10, fn=20, tn=30))
+        >>> round(v.accuracy, 2), round(v.precision, 2), round(v.f1, 4)
+        (0.7, 0.8, 0.7273)
+        """
+        if not isinstance(counts, Counts):
+            raise TypeError(f"counts must be a Counts, got {type(counts).__name__}")
+        obj = cls.__new__(cls)
+        obj.__attrs_init__(counts, positive, check_beta(beta), check_zero_division(zero_division))
+        return obj
+
+    @classmethod
+    def using(cls, predict: Callable[..., Any], **options: Any) -> Callable[..., BinFValidation]:
+        """Curried constructor: ``BinFValidation.using(predict)(expected, observations)``.
+
+        Mirrors the book's ``new BinFValidation(expected, xt)(predict)`` so a validator can
+        be built once and applied to many data sets, e.g. in a ``toolz.pipe``.
+        """
+        return toolz.curry(cls, predict=predict, **options)  # type: ignore[no-any-return]
+
+    # Measures: each is computed on first use and then remembered.
+    @cached_property
+    def precision(self) -> float:
+        c = self.counts
+        return measures.precision(c.tp, c.fp, self.zero_division)  # type: ignore[no-any-return]
+
+    @cached_property
+    def recall(self) -> float:
+        c = self.counts
+        return measures.recall(c.tp, c.fn, self.zero_division)  # type: ignore[no-any-return]
+
+    @cached_property
+    def f_beta(self) -> float:
+        c = self.counts
+        return measures.f_beta_from_counts(  # type: ignore[no-any-return]
+            c.tp, c.fp, c.fn, self.beta, self.zero_division
+        )
+
+    @cached_property
+    def f1(self) -> float:
+        c = self.counts
+        return measures.f_beta_from_counts(c.tp, c.fp, c.fn, 1.0, self.zero_division)  # type: ignore[no-any-return]
+
+    @cached_property
+    def g(self) -> float:
+        """sqrt(precision * recall)."""
+        return measures.g_measure(self.precision, self.recall)  # type: ignore[no-any-return]
+
+    @cached_property
+    def accuracy(self) -> float:
+        c = self.counts
+        return measures.accuracy(c.tp, c.fp, c.fn, c.tn, self.zero_division)  # type: ignore[no-any-return]
+
+    @cached_property
+    def specificity(self) -> float:
+        c = self.counts
+        return measures.specificity(c.tn, c.fp, self.zero_division)  # type: ignore[no-any-return]
+
+    @property
+    def sensitivity(self) -> float:
+        """Same as recall."""
+        return self.recall
+
+    @property
+    def score(self) -> float:
+        """The F_beta score (the book's default score)."""
+        return self.f_beta
+
+    def __add__(self, other: object) -> BinFValidation:
+        if not isinstance(other, BinFValidation):
+            return NotImplemented
+        same_settings(self, other, ("positive", "beta", "zero_division"))
+        return type(self).from_counts(
+            self.counts + other.counts,
+            positive=self.positive,
+            beta=self.beta,
+            zero_division=self.zero_division,
+        )
+
+    def report(self, digits: int = 4) -> str:
+        """A readable table of the counts and measures."""
+        c = self.counts
+        rows = [
+            ("TP / FP / FN / TN", f"{c.tp} / {c.fp} / {c.fn} / {c.tn}"),
+            ("precision", self.precision),
+            ("recall (sensitivity)", self.recall),
+            ("specificity", self.specificity),
+            (f"F{self.beta:g}", self.f_beta),
+            ("G", self.g),
+            ("accuracy", self.accuracy),
+        ]
+        title = (
+            f"BinFValidation (positive={self.positive!r}, beta={self.beta:g}, "
+            f"zero_division={self.zero_division})"
+        )
+        return title + "\n" + format_table(("measure", "value"), rows, digits)
+
+    def __str__(self) -> str:
+        return self.report()
+
+
+def _count_with_jitted(
+    predict: Callable[..., Any], expected: Any, observations: Any, positive: Any
+) -> Counts:
+    obs = observations_array(observations)
+    if not isinstance(obs, np.ndarray):
+        raise TypeError(
+            "a numba-jitted predict needs observations as a numpy array, "
+            f"got {type(observations).__name__}"
+        )
+    e = fast_labels(expected, "expected")
+    check_same_length(expected=e, observations=obs)
+    raw, n_invalid = _kernels.binary_counts_predict(predict, obs, e, int(positive))
+    if n_invalid:
+        raise ValueError(
+            "a binary validation needs labels with two values; expected or predict's "
+            f"output hold more than two ({n_invalid} observation(s) with a third label)"
+        )
+    return Counts(*(int(v) for v in raw))

@@ -1,0 +1,217 @@
+"""Counts form a monoid: ``zero()`` is the identity and ``+`` pools.
+
+Pooling folds, chunks or validators is adding their counts; every measure is then a
+pure function of the pooled counts (see :mod:`validation.measures`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import attrs
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+__all__ = ["ClassCounts", "ConfusionMatrix", "Counts", "frozen_array"]
+
+
+def frozen_array(values: ArrayLike, dtype: Any = np.int64) -> NDArray[Any]:
+    """Return a read-only array that does not alias ``values``."""
+    arr = np.array(values, dtype=dtype, copy=True)
+    arr.flags.writeable = False
+    return arr
+
+
+def _non_negative_int(instance: object, attribute: attrs.Attribute[int], value: int) -> None:
+    if value < 0:
+        raise ValueError(f"{attribute.name} must be a non-negative count, got {value}")
+
+
+def _as_int(value: object) -> int:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"counts must be integers, got {value!r} of type {type(value).__name__}")
+    return int(value)
+
+
+@attrs.frozen
+class Counts:
+    """Binary outcome counts: true/false positives, false/true negatives.
+
+    Examples
+    --------
+    >>> a = Counts(tp=2, fp=0, fn=2, tn=6)
+    >>> b = Counts(tp=8, fp=4, fn=0, tn=0)
+    >>> a + b
+    Counts(tp=10, fp=4, fn=2, tn=6)
+    >>> sum([a, b], Counts.zero()) == a + b
+    True
+    """
+
+    tp: int = attrs.field(converter=_as_int, validator=_non_negative_int)
+    fp: int = attrs.field(converter=_as_int, validator=_non_negative_int)
+    fn: int = attrs.field(converter=_as_int, validator=_non_negative_int)
+    tn: int = attrs.field(default=0, converter=_as_int, validator=_non_negative_int)
+
+    @classmethod
+    def zero(cls) -> Counts:
+        """The identity of ``+``."""
+        return cls(0, 0, 0, 0)
+
+    def __add__(self, other: object) -> Counts:
+        if not isinstance(other, Counts):
+            return NotImplemented
+        return Counts(self.tp + other.tp, self.fp + other.fp, self.fn + other.fn, self.tn + other.tn)
+
+    def __radd__(self, other: object) -> Counts:
+        # sum() starts from the int 0; treat it as the identity.
+        if isinstance(other, int) and other == 0:
+            return self
+        return NotImplemented
+
+    @property
+    def total(self) -> int:
+        """Number of observations counted."""
+        return self.tp + self.fp + self.fn + self.tn
+
+
+def _frozen_int_vector(value: ArrayLike) -> NDArray[np.int64]:
+    arr = np.asarray(value)
+    if arr.ndim != 1:
+        raise ValueError(f"per-class counts must be 1-D, got shape {arr.shape}")
+    if arr.size and not np.issubdtype(arr.dtype, np.integer):
+        raise TypeError(f"per-class counts must be integers, got dtype {arr.dtype}")
+    if arr.size and arr.min() < 0:
+        raise ValueError("per-class counts must be non-negative")
+    return frozen_array(arr, np.int64)
+
+
+@attrs.frozen(eq=False)
+class ClassCounts:
+    """One-vs-rest counts per class (multiclass) or per label (multi-label).
+
+    All four arrays have one entry per class and are read-only.
+
+    Examples
+    --------
+    >>> cc = ConfusionMatrix([[50, 5, 5], [5, 22, 3], [4, 2, 4]]).class_counts()
+    >>> cc.tp.tolist(), cc.fp.tolist(), cc.fn.tolist()
+    ([50, 22, 4], [9, 7, 8], [10, 8, 6])
+    """
+
+    tp: NDArray[np.int64] = attrs.field(converter=_frozen_int_vector)
+    fp: NDArray[np.int64] = attrs.field(converter=_frozen_int_vector)
+    fn: NDArray[np.int64] = attrs.field(converter=_frozen_int_vector)
+    tn: NDArray[np.int64] = attrs.field(converter=_frozen_int_vector)
+
+    def __attrs_post_init__(self) -> None:
+        sizes = {self.tp.size, self.fp.size, self.fn.size, self.tn.size}
+        if len(sizes) != 1:
+            raise ValueError(f"tp, fp, fn and tn must have one entry per class, got sizes {sizes}")
+
+    @classmethod
+    def zero(cls, n_classes: int) -> ClassCounts:
+        """The identity of ``+`` for ``n_classes`` classes."""
+        z = np.zeros(n_classes, dtype=np.int64)
+        return cls(z, z, z, z)
+
+    @property
+    def n_classes(self) -> int:
+        return int(self.tp.size)
+
+    @property
+    def support(self) -> NDArray[np.int64]:
+        """Number of true members of each class (TP + FN)."""
+        return frozen_array(self.tp + self.fn)
+
+    def pooled(self) -> Counts:
+        """Counts summed over classes (the input of micro averages)."""
+        return Counts(int(self.tp.sum()), int(self.fp.sum()), int(self.fn.sum()), int(self.tn.sum()))
+
+    def __getitem__(self, k: int) -> Counts:
+        return Counts(int(self.tp[k]), int(self.fp[k]), int(self.fn[k]), int(self.tn[k]))
+
+    def __add__(self, other: object) -> ClassCounts:
+        if not isinstance(other, ClassCounts):
+            return NotImplemented
+        if other.n_classes != self.n_classes:
+            raise ValueError(
+                f"cannot add counts of {self.n_classes} and {other.n_classes} classes"
+            )
+        return ClassCounts(
+            self.tp + other.tp, self.fp + other.fp, self.fn + other.fn, self.tn + other.tn
+        )
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, ClassCounts):
+            return NotImplemented
+        return all(
+            np.array_equal(getattr(self, f), getattr(other, f)) for f in ("tp", "fp", "fn", "tn")
+        )
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+def _frozen_square(value: ArrayLike) -> NDArray[np.int64]:
+    arr = np.asarray(value)
+    if arr.ndim != 2 or arr.shape[0] != arr.shape[1]:
+        raise ValueError(f"a confusion matrix must be square, got shape {arr.shape}")
+    if arr.size and not np.issubdtype(arr.dtype, np.integer):
+        raise TypeError(f"a confusion matrix must hold integer counts, got dtype {arr.dtype}")
+    if arr.size and arr.min() < 0:
+        raise ValueError("a confusion matrix must hold non-negative counts")
+    return frozen_array(arr, np.int64)
+
+
+@attrs.frozen(eq=False)
+class ConfusionMatrix:
+    """Square count matrix: **rows = expected class, columns = predicted class**.
+
+    ``matrix[a, b]`` counts observations whose expected class is ``a`` and whose
+    predicted class is ``b``.
+
+    Examples
+    --------
+    >>> cm = ConfusionMatrix([[50, 5, 5], [5, 22, 3], [4, 2, 4]])
+    >>> cm.total
+    100
+    >>> (cm + cm).matrix[0, 0]
+    np.int64(100)
+    """
+
+    matrix: NDArray[np.int64] = attrs.field(converter=_frozen_square)
+
+    @classmethod
+    def zero(cls, n_classes: int) -> ConfusionMatrix:
+        return cls(np.zeros((n_classes, n_classes), dtype=np.int64))
+
+    @property
+    def n_classes(self) -> int:
+        return int(self.matrix.shape[0])
+
+    @property
+    def total(self) -> int:
+        return int(self.matrix.sum())
+
+    def class_counts(self) -> ClassCounts:
+        """One-vs-rest counts: TP = diagonal, FP = column sum - TP, FN = row sum - TP."""
+        tp = np.diag(self.matrix)
+        fp = self.matrix.sum(axis=0) - tp
+        fn = self.matrix.sum(axis=1) - tp
+        tn = self.total - tp - fp - fn
+        return ClassCounts(tp, fp, fn, tn)
+
+    def __add__(self, other: object) -> ConfusionMatrix:
+        if not isinstance(other, ConfusionMatrix):
+            return NotImplemented
+        if other.n_classes != self.n_classes:
+            raise ValueError(
+                f"cannot add confusion matrices of {self.n_classes} and {other.n_classes} classes"
+            )
+        return ConfusionMatrix(self.matrix + other.matrix)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, ConfusionMatrix):
+            return NotImplemented
+        return np.array_equal(self.matrix, other.matrix)
+
+    __hash__ = None  # type: ignore[assignment]

@@ -1,0 +1,375 @@
+"""Reading Mulan multi-label datasets (dense and sparse ARFF, gzip or plain).
+
+The Mulan convention: the labels are the *last* ``L`` attributes of the ARFF header,
+with ``L`` taken from the dataset's ``.xml`` label list (or given). Sparse rows
+``{i v, j w}`` use 0-based attribute indices; attributes left out are 0.
+
+Nominal features are encoded as numbers: a nominal whose values are all numeric
+(e.g. ``{0,1}``) keeps its numeric value, ``{YES,NO}`` becomes 1/0, and any other
+nominal becomes the index of its value in the declared list.
+
+Where the data live
+-------------------
+:func:`load_dataset` looks in, in order: ``$FMACRO_DATA``, the copies bundled with
+fmacro (Corel5k), ``../shared/data`` next to the current directory or next to the
+source checkout. :func:`data_dir` says which directory holds a dataset.
+"""
+
+from __future__ import annotations
+
+import gzip
+import os
+import re
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any, Literal
+
+import attrs
+import numpy as np
+from numpy.typing import NDArray
+
+__all__ = ["DATASETS", "ArffData", "data_dir", "load_dataset", "read_arff"]
+
+#: Known datasets: key -> (folder, {split: file name}, xml file name).
+DATASETS: dict[str, tuple[str, dict[str, str], str]] = {
+    "corel5k": (
+        "corel5k",
+        {"train": "Corel5k-train-sparse.arff.gz", "test": "Corel5k-test-sparse.arff.gz"},
+        "Corel5k.xml.gz",
+    ),
+    "bibtex": (
+        "bibtex",
+        {"train": "bibtex-train.arff.gz", "test": "bibtex-test.arff.gz"},
+        "bibtex.xml.gz",
+    ),
+    "birds": ("birds", {"train": "birds-train.arff.gz", "test": "birds-test.arff.gz"}, "birds.xml.gz"),
+    "cal500": ("cal500", {"all": "cal500.arff.gz"}, "cal500.xml.gz"),
+    "corel16k": ("corel16k", {"test": "Corel16k001-test.arff.gz"}, "Corel16k001.xml.gz"),
+    "delicious": (
+        "delicious",
+        {"train": "delicious-train.arff.gz", "test": "delicious-test.arff.gz"},
+        "delicious.xml.gz",
+    ),
+    "emotions": (
+        "emotions",
+        {"train": "emotions-train.arff.gz", "test": "emotions-test.arff.gz"},
+        "emotions.xml.gz",
+    ),
+    "enron": ("enron", {"train": "enron-train.arff.gz", "test": "enron-test.arff.gz"}, "enron.xml.gz"),
+    "flags": ("flags", {"train": "flags-train.arff.gz", "test": "flags-test.arff.gz"}, "flags.xml.gz"),
+    "foodtruck": ("foodtruck", {"all": "foodtruck.arff.gz"}, "foodtruck.xml.gz"),
+    "genbase": (
+        "genbase",
+        {"train": "genbase-train.arff.gz", "test": "genbase-test.arff.gz"},
+        "genbase.xml.gz",
+    ),
+    "medical": (
+        "medical",
+        {"train": "medical-train.arff.gz", "test": "medical-test.arff.gz"},
+        "medical.xml.gz",
+    ),
+    "scene": ("scene", {"train": "scene-train.arff.gz", "test": "scene-test.arff.gz"}, "scene.xml.gz"),
+    "tmc2007": (
+        "tmc2007",
+        {"train": "tmc2007-500-train.arff.gz", "test": "tmc2007-500-test.arff.gz"},
+        "tmc2007-500.xml.gz",
+    ),
+    "yeast": ("yeast", {"train": "yeast-train.arff.gz", "test": "yeast-test.arff.gz"}, "yeast.xml.gz"),
+    "rcv1subset1": (
+        "rcv1subset1",
+        {"all": "rcv1subset1500.orig.arff.gz"},
+        "rcv1subset1500.xml.gz",
+    ),
+}
+
+_BUNDLED = Path(__file__).resolve().parent / "data"
+
+
+@attrs.frozen
+class ArffData:
+    """Features and label indicators read from one ARFF file.
+
+    Attributes
+    ----------
+    X : ndarray (N, d) float64, or scipy CSR when read with ``sparse=True``
+    Y : ndarray (N, L) uint8 indicator, or scipy CSR when read with ``sparse=True``
+    feature_names, label_names : tuple of str
+    relation : str
+        The ARFF ``@relation`` name.
+    """
+
+    X: Any
+    Y: Any
+    feature_names: tuple[str, ...]
+    label_names: tuple[str, ...]
+    relation: str
+
+
+def _open_text(path: Path) -> Iterator[str]:
+    opener = gzip.open if path.suffix == ".gz" else open
+    with opener(path, "rt", encoding="utf-8") as handle:  # type: ignore[operator]
+        yield from handle
+
+
+_ATTRIBUTE = re.compile(r"@attribute\s+('(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|\S+)\s+(.*)$", re.I)
+
+
+def _unquote(token: str) -> str:
+    token = token.strip()
+    if len(token) >= 2 and token[0] == token[-1] and token[0] in "'\"":
+        return re.sub(r"\\(.)", r"\1", token[1:-1])
+    return token
+
+
+def _nominal_encoder(spec: str) -> dict[str, float] | None:
+    """Return the value -> number map of a nominal ``{a,b,...}`` type, or None if numeric."""
+    spec = spec.strip()
+    if not spec.startswith("{"):
+        return None
+    values = [_unquote(v) for v in spec.strip("{}").split(",")]
+    try:
+        return {v: float(v) for v in values}
+    except ValueError:
+        pass
+    if sorted(v.upper() for v in values) == ["NO", "YES"]:
+        return {v: 1.0 if v.upper() == "YES" else 0.0 for v in values}
+    return {v: float(i) for i, v in enumerate(values)}
+
+
+def _label_count_from_xml(path: Path) -> int:
+    text = "".join(_open_text(path))
+    return len(re.findall(r"<label\b", text))
+
+
+def read_arff(
+    path: str | os.PathLike[str],
+    n_labels: int | None = None,
+    *,
+    xml: str | os.PathLike[str] | None = None,
+    sparse: bool = False,
+) -> ArffData:
+    """Read a Mulan ARFF file (dense or sparse rows, optionally gzip-compressed).
+
+    Parameters
+    ----------
+    path
+        The ``.arff`` or ``.arff.gz`` file.
+    n_labels
+        Number of label attributes (the last ones). If omitted, ``xml`` is read.
+    xml
+        The Mulan ``.xml`` label list; used when ``n_labels`` is not given.
+    sparse
+        Return scipy CSR matrices (needs scipy) instead of dense arrays.
+
+    Returns
+    -------
+    ArffData
+
+    Raises
+    ------
+    ValueError
+        If the file is malformed (the message gives the line number) or the label
+        count is missing or larger than the number of attributes.
+    """
+    path = Path(path)
+    if n_labels is None:
+        if xml is None:
+            raise ValueError("read_arff needs n_labels or xml= to know which attributes are labels")
+        n_labels = _label_count_from_xml(Path(xml))
+    names: list[str] = []
+    encoders: list[dict[str, float] | None] = []
+    relation = ""
+    rows: list[int] = []
+    cols: list[int] = []
+    vals: list[float] = []
+    n_rows = 0
+    in_data = False
+    for line_no, raw in enumerate(_open_text(path), start=1):
+        line = raw.strip()
+        if not line or line.startswith("%"):
+            continue
+        if not in_data:
+            lower = line.lower()
+            if lower.startswith("@relation"):
+                relation = _unquote(line[len("@relation") :])
+            elif lower.startswith("@attribute"):
+                match = _ATTRIBUTE.match(line)
+                if match is None:
+                    raise ValueError(f"{path}:{line_no}: malformed @attribute line")
+                names.append(_unquote(match.group(1)))
+                encoders.append(_nominal_encoder(match.group(2)))
+            elif lower.startswith("@data"):
+                in_data = True
+                if not 0 < n_labels <= len(names):
+                    raise ValueError(
+                        f"n_labels must be between 1 and the {len(names)} attributes, got {n_labels}"
+                    )
+            continue
+        try:
+            entries = _parse_row(line, len(names))
+        except (ValueError, IndexError) as exc:
+            raise ValueError(f"{path}:{line_no}: malformed data row: {exc}") from None
+        for j, token in entries:
+            enc = encoders[j]
+            try:
+                value = float(token) if enc is None else enc[token]
+            except (KeyError, ValueError):
+                raise ValueError(
+                    f"{path}:{line_no}: value {token!r} is not valid for attribute {names[j]!r}"
+                ) from None
+            if value != 0.0:
+                rows.append(n_rows)
+                cols.append(j)
+                vals.append(value)
+        n_rows += 1
+    if not in_data:
+        raise ValueError(f"{path}: no @data section found")
+    n_features = len(names) - n_labels
+    return _assemble(
+        np.asarray(rows, dtype=np.int64),
+        np.asarray(cols, dtype=np.int64),
+        np.asarray(vals, dtype=np.float64),
+        n_rows,
+        n_features,
+        n_labels,
+        tuple(names),
+        relation,
+        sparse,
+    )
+
+
+def _parse_row(line: str, n_attributes: int) -> Iterable[tuple[int, str]]:
+    if line.startswith("{"):
+        if not line.endswith("}"):
+            raise ValueError("sparse row does not end with '}'")
+        body = line[1:-1].strip()
+        if not body:
+            return []
+        out = []
+        for item in body.split(","):
+            index, token = item.strip().split(None, 1)
+            j = int(index)
+            if not 0 <= j < n_attributes:
+                raise IndexError(f"attribute index {j} outside 0..{n_attributes - 1}")
+            out.append((j, _unquote(token)))
+        return out
+    tokens = line.split(",")
+    if len(tokens) != n_attributes:
+        raise ValueError(f"expected {n_attributes} values, found {len(tokens)}")
+    return [(j, _unquote(t)) for j, t in enumerate(tokens) if _unquote(t) not in ("0", "0.0")]
+
+
+def _assemble(
+    rows: NDArray[np.int64],
+    cols: NDArray[np.int64],
+    vals: NDArray[np.float64],
+    n_rows: int,
+    n_features: int,
+    n_labels: int,
+    names: tuple[str, ...],
+    relation: str,
+    sparse: bool,
+) -> ArffData:
+    is_label = cols >= n_features
+    x_rows, x_cols, x_vals = rows[~is_label], cols[~is_label], vals[~is_label]
+    y_rows, y_cols = rows[is_label], cols[is_label] - n_features
+    if sparse:
+        from scipy import sparse as sp
+
+        X: Any = sp.csr_matrix((x_vals, (x_rows, x_cols)), shape=(n_rows, n_features))
+        Y: Any = sp.csr_matrix(
+            (np.ones(y_rows.size, dtype=np.uint8), (y_rows, y_cols)), shape=(n_rows, n_labels)
+        )
+    else:
+        X = np.zeros((n_rows, n_features), dtype=np.float64)
+        X[x_rows, x_cols] = x_vals
+        Y = np.zeros((n_rows, n_labels), dtype=np.uint8)
+        Y[y_rows, y_cols] = 1
+    return ArffData(X, Y, names[:n_features], names[n_features:], relation)
+
+
+def _candidate_roots() -> list[Path]:
+    roots = []
+    env = os.environ.get("FMACRO_DATA")
+    if env:
+        roots.append(Path(env))
+    roots.append(_BUNDLED)
+    roots.append(Path.cwd() / ".." / "shared" / "data")
+    roots.append(Path(__file__).resolve().parents[2] / "shared" / "data")
+    return roots
+
+
+def data_dir(name: str) -> Path:
+    """Return the directory that holds dataset ``name`` (see the module docstring)."""
+    if name not in DATASETS:
+        raise ValueError(f"name must be one of {sorted(DATASETS)}, got {name!r}")
+    folder, files, _ = DATASETS[name]
+    first = next(iter(files.values()))
+    for root in _candidate_roots():
+        for candidate in (root / folder, root):
+            if (candidate / first).is_file():
+                return candidate
+    raise FileNotFoundError(
+        f"dataset {name!r} not found; set FMACRO_DATA to the folder holding {folder}/{first}"
+    )
+
+
+def load_dataset(
+    name: str,
+    split: Literal["train", "test", "all"] = "train",
+    *,
+    sparse: bool = False,
+) -> tuple[Any, Any]:
+    """Load a Mulan dataset as ``(X, Y)``.
+
+    Parameters
+    ----------
+    name
+        A key of :data:`DATASETS`, e.g. ``"corel5k"``, ``"yeast"``, ``"scene"``.
+    split
+        ``"train"``, ``"test"``, or ``"all"`` (train and test stacked, in that order,
+        or the single file of a dataset without an official split).
+    sparse
+        Return scipy CSR matrices instead of dense arrays.
+
+    Returns
+    -------
+    X : (N, d) float64 features; Y : (N, L) uint8 label indicators.
+
+    Examples
+    --------
+    >>> X, Y = load_dataset("corel5k", "test")
+    >>> X.shape, Y.shape
+    ((500, 499), (500, 374))
+    """
+    data = load_arff_data(name, split, sparse=sparse)
+    return data.X, data.Y
+
+
+def load_arff_data(
+    name: str, split: Literal["train", "test", "all"] = "train", *, sparse: bool = False
+) -> ArffData:
+    """Like :func:`load_dataset` but return the :class:`ArffData` with names."""
+    folder_path = data_dir(name)
+    _, files, xml = DATASETS[name]
+    n_labels = _label_count_from_xml(folder_path / xml)
+    if split in files:
+        return read_arff(folder_path / files[split], n_labels, sparse=sparse)
+    if split == "all":
+        parts = [read_arff(folder_path / f, n_labels, sparse=sparse) for f in files.values()]
+        stack: Any
+        if sparse:
+            from scipy import sparse as sp
+
+            stack = sp.vstack
+        else:
+            stack = np.vstack
+        first = parts[0]
+        return ArffData(
+            stack([p.X for p in parts]).tocsr() if sparse else stack([p.X for p in parts]),
+            stack([p.Y for p in parts]).tocsr() if sparse else stack([p.Y for p in parts]),
+            first.feature_names,
+            first.label_names,
+            first.relation,
+        )
+    raise ValueError(f"split must be one of {sorted([*files, 'all'])} for {name!r}, got {split!r}")

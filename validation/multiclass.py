@@ -1,0 +1,302 @@
+"""Multiclass (single-label) validation built on a confusion matrix."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable, Sequence
+from functools import cached_property
+from typing import Any
+
+import attrs
+import numpy as np
+import toolz
+
+from validation import _kernels, measures
+from validation._checks import (
+    as_label_vector,
+    check_beta,
+    check_same_length,
+    check_zero_division,
+    is_sparse,
+)
+from validation._plumbing import (
+    collect_predictions,
+    fast_labels,
+    is_numba_function,
+    observations_array,
+)
+from validation.averages import ClassAverages
+from validation.counts import ClassCounts, ConfusionMatrix
+from validation.report import format_table, same_settings
+
+__all__ = ["MultiFValidation", "resolve_classes"]
+
+ClassesArg = int | Sequence[Hashable] | np.ndarray | None
+
+
+def resolve_classes(classes: ClassesArg) -> tuple[tuple[Hashable, ...], bool]:
+    """Return ``(labels, identity)``; ``identity`` means label ``i`` is class index ``i``."""
+    if isinstance(classes, (int, np.integer)) and not isinstance(classes, bool):
+        if classes < 1:
+            raise ValueError(f"classes must be >= 1 (number of classes), got {classes}")
+        return tuple(range(int(classes))), True
+    if classes is None or isinstance(classes, (str, bytes)) or not hasattr(classes, "__len__"):
+        raise TypeError(
+            "classes must be a number of classes or a sequence of class labels, "
+            f"got {type(classes).__name__}"
+        )
+    labels = tuple(np.asarray(classes).tolist()) if isinstance(classes, np.ndarray) else tuple(classes)
+    if not labels:
+        raise ValueError("classes is empty; at least one class is needed")
+    if len(set(labels)) != len(labels):
+        raise ValueError(f"classes has duplicate labels: {labels[:10]}")
+    identity = all(
+        isinstance(c, (int, np.integer)) and not isinstance(c, bool) and c == i
+        for i, c in enumerate(labels)
+    )
+    return labels, identity
+
+
+def _codes(x: Any, name: str, labels: tuple[Hashable, ...], identity: bool) -> Any:
+    if identity:
+        return fast_labels(x, name, n_classes=len(labels))
+    return as_label_vector(x, name, classes=labels)
+
+
+def _count(expected: Any, predicted: Any, labels: tuple[Hashable, ...], identity: bool) -> ConfusionMatrix:
+    for name, x in (("expected", expected), ("predicted", predicted)):
+        if is_sparse(x):
+            raise TypeError(f"{name} must be a 1-D sequence of labels, got a sparse matrix")
+    check_same_length(expected=expected, predicted=predicted)
+    e = _codes(expected, "expected", labels, identity)
+    p = _codes(predicted, "predicted", labels, identity)
+    k = len(labels)
+    matrix, n_bad = _kernels.confusion_counts(e, p, k)
+    if n_bad:
+        for name, codes in (("expected", e), ("predicted", p)):
+            bad = (codes < 0) | (codes >= k)
+            if bad.any():
+                raise ValueError(
+                    f"{name} has label(s) outside the declared classes 0..{k - 1}: "
+                    f"{np.unique(codes[bad])[:5].tolist()}"
+                )
+    return ConfusionMatrix(matrix)
+
+
+def _infer_classes(expected: Any, predicted: Any) -> tuple[Hashable, ...]:
+    check_same_length(expected=expected, predicted=predicted)
+    e, p = np.asarray(expected), np.asarray(predicted)
+    if e.size == 0:
+        raise ValueError("expected is empty; at least one label is needed")
+    if e.ndim != 1 or p.ndim != 1:
+        raise ValueError(f"expected and predicted must be 1-D, got shapes {e.shape} and {p.shape}")
+    try:
+        both = np.concatenate([e, p])
+        return tuple(np.unique(both).tolist())
+    except TypeError:
+        # Mixed types numpy cannot sort: keep first-seen order.
+        return tuple(dict.fromkeys([*e.tolist(), *p.tolist()]))
+
+
+@attrs.frozen(init=False)
+class MultiFValidation(ClassAverages):
+    """F-validation of a single-label multiclass classifier.
+
+    Counts a confusion matrix once (**rows = expected class, columns = predicted class**)
+    and derives per-class and averaged measures lazily. ``score`` is F-macro, the F_beta
+    of macro precision and macro recall (see :mod:`validation.averages`).
+
+    Parameters
+    ----------
+    expected
+        Expected labels, one per observation.
+    observations
+        What ``predict`` is applied to.
+    classes
+        The number of classes ``k`` (labels are the integers ``0..k-1``) or the sequence
+        of class labels (any hashable values; each label's position is its class index).
+    predict
+        ``observation -> label``; with ``batched=True`` ``observations -> labels``; a numba
+        ``@njit`` function runs inside the compiled counting loop.
+    beta, zero_division, batched
+        As in :class:`validation.BinFValidation`.
+
+    Examples
+    --------
+    >>> m = MultiFValidation.from_predictions([0, 0, 1, 2], [0, 1, 1, 2], classes=3)
+    >>> m.confusion.matrix.tolist()
+    [[1, 1, 0], [0, 1, 0], [0, 0, 1]]
+    >>> round(m.macro_precision, 4), round(m.macro_recall, 4), m.accuracy
+    (0.8333, 0.8333, 0.75)
+    """
+
+    confusion: ConfusionMatrix
+    classes: tuple[Hashable, ...]
+    beta: float = 1.0
+    zero_division: float = 0.0
+
+    def __init__(
+        self,
+        expected: Any,
+        observations: Any,
+        classes: ClassesArg,
+        predict: Callable[..., Any],
+        *,
+        beta: float = 1.0,
+        zero_division: float = 0.0,
+        batched: bool = False,
+    ) -> None:
+        beta = check_beta(beta)
+        zero_division = check_zero_division(zero_division)
+        labels, identity = resolve_classes(classes)
+        if is_numba_function(predict) and not batched:
+            if not identity:
+                raise TypeError(
+                    "a numba-jitted predict needs integer classes 0..k-1 (pass classes=k)"
+                )
+            confusion = _count_with_jitted(predict, expected, observations, len(labels))
+        else:
+            n = check_same_length(expected=expected, observations=observations_array(observations))
+            predicted = collect_predictions(
+                predict, observations, n, batched=batched, integer_labels=identity
+            )
+            confusion = _count(expected, predicted, labels, identity)
+        self.__attrs_init__(confusion, labels, beta, zero_division)
+
+    @classmethod
+    def from_predictions(
+        cls,
+        expected: Any,
+        predicted: Any,
+        classes: ClassesArg = None,
+        *,
+        beta: float = 1.0,
+        zero_division: float = 0.0,
+    ) -> MultiFValidation:
+        """Validation of given predictions.
+
+        ``classes=None`` takes the sorted distinct labels of ``expected`` and ``predicted``;
+        pass ``classes`` to include classes that never occur or to fix the order.
+        """
+        if classes is None:
+            labels, identity = resolve_classes(_infer_classes(expected, predicted))
+        else:
+            labels, identity = resolve_classes(classes)
+        confusion = _count(expected, predicted, labels, identity)
+        return cls.from_confusion(confusion, labels, beta=beta, zero_division=zero_division)
+
+    @classmethod
+    def from_confusion(
+        cls,
+        confusion: ConfusionMatrix | Any,
+        classes: ClassesArg = None,
+        *,
+        beta: float = 1.0,
+        zero_division: float = 0.0,
+    ) -> MultiFValidation:
+        """Validation of a confusion matrix (rows = expected, columns = predicted)."""
+        if not isinstance(confusion, ConfusionMatrix):
+            confusion = ConfusionMatrix(confusion)
+        labels, _ = resolve_classes(confusion.n_classes if classes is None else classes)
+        if len(labels) != confusion.n_classes:
+            raise ValueError(
+                f"classes has {len(labels)} labels but the confusion matrix has "
+                f"{confusion.n_classes} classes"
+            )
+        obj = cls.__new__(cls)
+        obj.__attrs_init__(confusion, labels, check_beta(beta), check_zero_division(zero_division))
+        return obj
+
+    @classmethod
+    def using(cls, predict: Callable[..., Any], **options: Any) -> Callable[..., MultiFValidation]:
+        """Curried constructor: ``MultiFValidation.using(predict, classes=k)(expected, obs)``."""
+        return toolz.curry(cls, predict=predict, **options)  # type: ignore[no-any-return]
+
+    @cached_property
+    def class_counts(self) -> ClassCounts:  # type: ignore[override]
+        """One-vs-rest counts of each class."""
+        return self.confusion.class_counts()
+
+    @cached_property
+    def accuracy(self) -> float:
+        m = self.confusion.matrix
+        return measures.safe_divide(float(np.trace(m)), float(m.sum()), self.zero_division)
+
+    @property
+    def n_classes(self) -> int:
+        return len(self.classes)
+
+    def __add__(self, other: object) -> MultiFValidation:
+        if not isinstance(other, MultiFValidation):
+            return NotImplemented
+        same_settings(self, other, ("classes", "beta", "zero_division"))
+        return type(self).from_confusion(
+            self.confusion + other.confusion,
+            self.classes,
+            beta=self.beta,
+            zero_division=self.zero_division,
+        )
+
+    def report(self, digits: int = 4) -> str:
+        """Classification report: per-class rows, then micro, macro, weighted and F-macro."""
+        return class_report(self, self.classes, digits, extra=[("accuracy", self.accuracy)])
+
+    def __str__(self) -> str:
+        return self.report()
+
+
+def class_report(
+    v: ClassAverages,
+    labels: Sequence[Hashable],
+    digits: int,
+    extra: Sequence[tuple[str, float]] = (),
+    title: str | None = None,
+) -> str:
+    """The report shared by multiclass and multi-label validations."""
+    absent = set(v.absent_classes.tolist())
+    f_name = f"F{v.beta:g}"
+    rows: list[tuple[Any, ...]] = []
+    for k, label in enumerate(labels):
+        name = f"{label} (absent)" if k in absent else str(label)
+        rows.append(
+            (
+                name,
+                float(v.per_class_precision[k]),
+                float(v.per_class_recall[k]),
+                float(v.per_class_f[k]),
+                int(v.support[k]),
+            )
+        )
+    rows.append(("", "", "", "", ""))
+    rows.extend(v._average_rows())
+    body = format_table(("class", "precision", "recall", f_name, "support"), rows, digits)
+    head = title or (
+        f"{type(v).__name__}: {len(labels)} classes, beta={v.beta:g}, "
+        f"zero_division={v.zero_division}"
+    )
+    tail = [f"{name}: {value:.{digits}f}" for name, value in extra]
+    notes = [
+        "micro = pooled counts; macro = mean of per-class values; weighted = support-weighted;",
+        f"F-macro = {f_name} of (macro precision, macro recall), fmacro's score.",
+    ]
+    if absent:
+        notes.append(f"{len(absent)} class(es) marked (absent) have no true and no predicted member.")
+    return "\n".join([head, body, *tail, *notes])
+
+
+def _count_with_jitted(
+    predict: Callable[..., Any], expected: Any, observations: Any, k: int
+) -> ConfusionMatrix:
+    obs = observations_array(observations)
+    if not isinstance(obs, np.ndarray):
+        raise TypeError(
+            "a numba-jitted predict needs observations as a numpy array, "
+            f"got {type(observations).__name__}"
+        )
+    e = fast_labels(expected, "expected", n_classes=k)
+    check_same_length(expected=e, observations=obs)
+    matrix, n_invalid = _kernels.confusion_counts_predict(predict, obs, e, k)
+    if n_invalid:
+        raise ValueError(
+            f"{n_invalid} expected or predicted label(s) fall outside the classes 0..{k - 1}"
+        )
+    return ConfusionMatrix(matrix)

@@ -1,0 +1,270 @@
+"""Multi-label validation of (N, L) indicator matrices, dense or scipy.sparse CSR."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable, Sequence
+from functools import cached_property
+from typing import Any
+
+import attrs
+import numpy as np
+import toolz
+from numpy.typing import NDArray
+
+from validation import _kernels, measures
+from validation._checks import check_beta, check_same_length, check_zero_division, is_sparse
+from validation._plumbing import collect_predictions, observations_array
+from validation.averages import ClassAverages
+from validation.counts import ClassCounts, frozen_array
+from validation.multiclass import class_report
+from validation.report import same_settings
+
+__all__ = ["MultiLabelFValidation", "SampleCounts"]
+
+
+@attrs.frozen(eq=False)
+class SampleCounts:
+    """Per-example counts: true positives, true labels and predicted labels of each row.
+
+    They carry the example-based measures (samples-F, subset accuracy) through ``+``,
+    which concatenates rows.
+    """
+
+    tp: NDArray[np.int64] = attrs.field(converter=frozen_array)
+    true: NDArray[np.int64] = attrs.field(converter=frozen_array)
+    predicted: NDArray[np.int64] = attrs.field(converter=frozen_array)
+
+    def __add__(self, other: SampleCounts) -> SampleCounts:
+        return SampleCounts(
+            np.concatenate([self.tp, other.tp]),
+            np.concatenate([self.true, other.true]),
+            np.concatenate([self.predicted, other.predicted]),
+        )
+
+    @property
+    def n_samples(self) -> int:
+        return int(self.tp.size)
+
+
+def _indicator_dense(y: Any, name: str) -> NDArray[Any]:
+    arr = np.asarray(y.to_numpy() if hasattr(y, "to_numpy") else y)
+    if arr.ndim != 2:
+        raise ValueError(f"{name} must be a 2-D (samples, labels) indicator matrix, got shape {arr.shape}")
+    if arr.dtype == np.bool_ or np.issubdtype(arr.dtype, np.integer):
+        return np.ascontiguousarray(arr)
+    if np.issubdtype(arr.dtype, np.floating):
+        if not np.isfinite(arr).all():
+            raise ValueError(f"{name} contains NaN or infinite values; indicators must be 0 or 1")
+        if not np.isin(arr, (0.0, 1.0)).all():
+            raise ValueError(f"{name} must hold only 0 and 1")
+        return arr.astype(np.uint8)
+    raise TypeError(f"{name} must hold 0/1 indicators, got dtype {arr.dtype}")
+
+
+def _indicator_csr(y: Any, name: str) -> Any:
+    csr = y.tocsr()
+    data = np.asarray(csr.data)
+    if data.size and not np.isin(data, (0, 1)).all():
+        raise ValueError(f"{name} must hold only 0 and 1, found other stored values")
+    if data.size and (data == 0).any() or not csr.has_sorted_indices:
+        csr = csr.copy()  # never touch the caller's matrix
+        csr.eliminate_zeros()
+        csr.sort_indices()
+    return csr
+
+
+def _count(y_true: Any, y_pred: Any) -> tuple[ClassCounts, SampleCounts]:
+    check_same_length(Y_true=y_true, Y_pred=y_pred)
+    if is_sparse(y_true) and is_sparse(y_pred):
+        t = _indicator_csr(y_true, "Y_true")
+        p = _indicator_csr(y_pred, "Y_pred")
+        if t.shape != p.shape:
+            raise ValueError(f"Y_true has shape {t.shape} but Y_pred has shape {p.shape}")
+        if t.shape[0] == 0 or t.shape[1] == 0:
+            raise ValueError(f"Y_true is empty (shape {t.shape})")
+        tp, nt, npred, row_tp, row_true, row_pred = _kernels.multilabel_counts_csr(t, p)
+        n_bad = 0
+    else:
+        t = _indicator_dense(y_true.toarray() if is_sparse(y_true) else y_true, "Y_true")
+        p = _indicator_dense(y_pred.toarray() if is_sparse(y_pred) else y_pred, "Y_pred")
+        if t.shape != p.shape:
+            raise ValueError(f"Y_true has shape {t.shape} but Y_pred has shape {p.shape}")
+        if t.shape[0] == 0 or t.shape[1] == 0:
+            raise ValueError(f"Y_true is empty (shape {t.shape})")
+        tp, nt, npred, row_tp, row_true, row_pred, n_bad = _kernels.multilabel_counts_dense(t, p)
+    if n_bad:
+        raise ValueError(f"Y_true and Y_pred must hold only 0 and 1; {n_bad} entries do not")
+    n = t.shape[0]
+    fp = npred - tp
+    fn = nt - tp
+    return ClassCounts(tp, fp, fn, n - tp - fp - fn), SampleCounts(row_tp, row_true, row_pred)
+
+
+@attrs.frozen(init=False)
+class MultiLabelFValidation(ClassAverages):
+    """F-validation of a multi-label classifier over (N, L) indicator matrices.
+
+    Label-based measures (per label, micro, macro, weighted, F-macro) come from per-label
+    one-vs-rest counts; example-based ones (samples-F, subset accuracy) from per-row counts.
+
+    Parameters
+    ----------
+    expected
+        (N, L) 0/1 indicator matrix (numpy, pandas or scipy.sparse).
+    observations
+        What ``predict`` is applied to.
+    predict
+        ``observation -> indicator row of length L``; with ``batched=True``
+        ``observations -> (N, L) indicator matrix`` (dense or CSR).
+    labels
+        Optional names of the L labels (for the report).
+    beta, zero_division, batched
+        As in :class:`validation.BinFValidation`.
+
+    Examples
+    --------
+    >>> Y = np.array([[1, 0, 1], [0, 1, 0]])
+    >>> P = np.array([[1, 0, 0], [0, 1, 1]])
+    >>> v = MultiLabelFValidation.from_predictions(Y, P)
+    >>> v.class_counts.tp.tolist(), round(v.micro_f, 4), v.subset_accuracy, v.hamming_loss
+    ([1, 1, 0], 0.6667, 0.0, 0.3333333333333333)
+    """
+
+    class_counts: ClassCounts  # type: ignore[misc]
+    sample_counts: SampleCounts
+    labels: tuple[Hashable, ...] | None = None
+    beta: float = 1.0
+    zero_division: float = 0.0
+
+    def __init__(
+        self,
+        expected: Any,
+        observations: Any,
+        predict: Callable[..., Any],
+        *,
+        labels: Sequence[Hashable] | None = None,
+        beta: float = 1.0,
+        zero_division: float = 0.0,
+        batched: bool = False,
+    ) -> None:
+        beta = check_beta(beta)
+        zero_division = check_zero_division(zero_division)
+        n = check_same_length(expected=expected, observations=observations_array(observations))
+        if batched:
+            predicted = collect_predictions(predict, observations, n, batched=True)
+        else:
+            rows = collect_predictions(predict, observations, n, batched=False, integer_labels=False)
+            predicted = np.asarray(rows)
+            if predicted.ndim != 2:
+                raise TypeError(
+                    "predict must return an indicator row (a 1-D 0/1 sequence of length L) "
+                    f"for each observation; got results of shape {predicted.shape}"
+                )
+        class_counts, sample_counts = _count(expected, predicted)
+        self.__attrs_init__(class_counts, sample_counts, _labels(labels, class_counts), beta, zero_division)
+
+    @classmethod
+    def from_predictions(
+        cls,
+        Y_true: Any,
+        Y_pred: Any,
+        *,
+        labels: Sequence[Hashable] | None = None,
+        beta: float = 1.0,
+        zero_division: float = 0.0,
+    ) -> MultiLabelFValidation:
+        """Validation of given indicator matrices (numpy bool/int, pandas, or scipy CSR)."""
+        class_counts, sample_counts = _count(Y_true, Y_pred)
+        obj = cls.__new__(cls)
+        obj.__attrs_init__(
+            class_counts,
+            sample_counts,
+            _labels(labels, class_counts),
+            check_beta(beta),
+            check_zero_division(zero_division),
+        )
+        return obj
+
+    @classmethod
+    def using(
+        cls, predict: Callable[..., Any], **options: Any
+    ) -> Callable[..., MultiLabelFValidation]:
+        """Curried constructor: ``MultiLabelFValidation.using(predict)(Y, observations)``."""
+        return toolz.curry(cls, predict=predict, **options)  # type: ignore[no-any-return]
+
+    @property
+    def n_labels(self) -> int:
+        return self.class_counts.n_classes
+
+    @property
+    def n_samples(self) -> int:
+        return self.sample_counts.n_samples
+
+    @cached_property
+    def per_sample_f(self) -> NDArray[np.float64]:
+        """F_beta of each example (row); 0/0 rows (no true, no predicted label) follow zero_division."""
+        s = self.sample_counts
+        return frozen_array(
+            measures.f_beta_from_counts(
+                s.tp, s.predicted - s.tp, s.true - s.tp, self.beta, self.zero_division
+            ),
+            np.float64,
+        )
+
+    @cached_property
+    def samples_f(self) -> float:
+        """Mean over examples of the per-example F_beta."""
+        return measures.mean_defined(self.per_sample_f)
+
+    @cached_property
+    def subset_accuracy(self) -> float:
+        """Share of examples whose predicted label set equals the true one exactly."""
+        s = self.sample_counts
+        exact = (s.tp == s.true) & (s.tp == s.predicted)
+        return float(np.count_nonzero(exact) / s.n_samples)
+
+    @cached_property
+    def hamming_loss(self) -> float:
+        """Share of (example, label) entries predicted wrongly."""
+        c = self.class_counts
+        return float((c.fp.sum() + c.fn.sum()) / (self.n_samples * self.n_labels))
+
+    def __add__(self, other: object) -> MultiLabelFValidation:
+        if not isinstance(other, MultiLabelFValidation):
+            return NotImplemented
+        same_settings(self, other, ("labels", "beta", "zero_division"))
+        if other.n_labels != self.n_labels:
+            raise ValueError(
+                f"cannot pool validations of {self.n_labels} and {other.n_labels} labels"
+            )
+        obj = type(self).__new__(type(self))
+        obj.__attrs_init__(
+            self.class_counts + other.class_counts,
+            self.sample_counts + other.sample_counts,
+            self.labels,
+            self.beta,
+            self.zero_division,
+        )
+        return obj
+
+    def report(self, digits: int = 4) -> str:
+        """Per-label rows, then micro, macro, weighted, F-macro and example-based measures."""
+        names = self.labels if self.labels is not None else tuple(range(self.n_labels))
+        extra = [
+            ("samples F", self.samples_f),
+            ("subset accuracy", self.subset_accuracy),
+            ("Hamming loss", self.hamming_loss),
+        ]
+        return class_report(self, names, digits, extra=extra)
+
+    def __str__(self) -> str:
+        return self.report()
+
+
+def _labels(labels: Sequence[Hashable] | None, counts: ClassCounts) -> tuple[Hashable, ...] | None:
+    if labels is None:
+        return None
+    out = tuple(labels)
+    if len(out) != counts.n_classes:
+        raise ValueError(f"labels has {len(out)} names but the matrices have {counts.n_classes} labels")
+    return out
