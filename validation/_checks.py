@@ -131,7 +131,8 @@ def as_label_vector(
     classes
         Optional sequence of labels; each label is replaced by its position.
     n_classes
-        Optional number of classes; integer labels must lie in ``[0, n_classes)``.
+        Optional number of classes; integer labels must then lie in ``[0, n_classes)``.
+        Without it any integers (negative ones too, e.g. -1/+1) are accepted.
     """
     if is_sparse(x):
         raise TypeError(f"{name} must be a 1-D sequence of labels, got a sparse matrix")
@@ -169,8 +170,6 @@ def as_label_vector(
                 f"{name} has label(s) outside the declared classes 0..{n_classes - 1}: "
                 f"{np.unique(codes[bad])[:5].tolist()}"
             )
-    elif (codes < 0).any():
-        raise ValueError(f"{name} has negative label(s): {np.unique(codes[codes < 0])[:5].tolist()}")
     return codes
 
 

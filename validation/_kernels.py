@@ -90,12 +90,54 @@ def _binary_counts(expected: Any, predicted: Any, positive: Any, n_chunks: int) 
     return out, other, has_other, conflict
 
 
+@numba.njit(cache=True, parallel=True)
+def _binary_counts_range(expected: Any, predicted: Any, positive: Any, n_chunks: int) -> Any:
+    # Branch-free pass: TP, true and predicted positives, and the label range.
+    n = expected.size
+    out = np.zeros((n_chunks, 5), dtype=np.int64)
+    for c in prange(n_chunks):
+        start = c * n // n_chunks
+        stop = (c + 1) * n // n_chunks
+        tp = 0
+        n_true = 0
+        n_pred = 0
+        lo = np.int64(positive)
+        hi = np.int64(positive)
+        for i in range(start, stop):
+            a = np.int64(expected[i])
+            b = np.int64(predicted[i])
+            e = np.int64(a == positive)
+            p = np.int64(b == positive)
+            tp += e & p
+            n_true += e
+            n_pred += p
+            lo = min(lo, min(a, b))
+            hi = max(hi, max(a, b))
+        out[c, 0] = tp
+        out[c, 1] = n_true
+        out[c, 2] = n_pred
+        out[c, 3] = lo
+        out[c, 4] = hi
+    return out
+
+
 def binary_counts(expected: Any, predicted: Any, positive: int) -> tuple[np.ndarray, bool]:
     """Return ``([tp, fp, fn, tn], more_than_two_labels)`` for integer label vectors."""
-    n_chunks = _n_chunks(expected.size)
-    out, other, has_other, conflict = _binary_counts(expected, predicted, positive, n_chunks)
-    negatives = set(other[has_other].tolist())
-    return out.sum(axis=0), bool(conflict.any()) or len(negatives) > 1
+    n = expected.size
+    out = _binary_counts_range(expected, predicted, positive, _n_chunks(n))
+    tp, n_true, n_pred = (int(v) for v in out[:, :3].sum(axis=0))
+    lo, hi = int(out[:, 3].min()), int(out[:, 4].max())
+    if hi - lo > 1:
+        # Labels such as {-1, +1}: the range cannot prove there are only two; check exactly.
+        _, other, has_other, conflict = _binary_counts(
+            expected, predicted, positive, _n_chunks(n)
+        )
+        too_many = bool(conflict.any()) or len(set(other[has_other].tolist())) > 1
+    else:
+        too_many = False
+    fp = n_pred - tp
+    fn = n_true - tp
+    return np.array([tp, fp, fn, n - tp - fp - fn], dtype=np.int64), too_many
 
 
 @numba.njit(cache=True, parallel=True)

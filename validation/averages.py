@@ -18,7 +18,6 @@ weighted averages (each measure separately).
 
 from __future__ import annotations
 
-import math
 from functools import cached_property
 from typing import Any
 
@@ -147,8 +146,9 @@ class ClassAverages:
         return measures.mean_defined(values)
 
     def _weighted(self, values: NDArray[np.float64]) -> float:
-        out = measures.weighted_mean_defined(values, self.class_counts.support)
-        return self.zero_division if math.isnan(out) and not math.isnan(self.zero_division) else out
+        # With no true member in any class the weights are all 0 and the plain mean of
+        # the defined values is used, as scikit-learn does.
+        return measures.weighted_mean_defined(values, self.class_counts.support)
 
     def _average_rows(self) -> list[tuple[Any, ...]]:
         total = int(self.class_counts.support.sum())

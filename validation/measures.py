@@ -119,11 +119,17 @@ def mean_defined(values: ArrayLike) -> float:
 
 
 def weighted_mean_defined(values: ArrayLike, weights: ArrayLike) -> float:
-    """Weighted mean over defined entries; 0 total weight gives NaN."""
+    """Weighted mean over defined (non-NaN) entries.
+
+    If the defined entries all have weight 0, their plain mean is returned (as
+    scikit-learn does); NaN if no entry is defined.
+    """
     arr = np.asarray(values, dtype=np.float64)
     w = np.asarray(weights, dtype=np.float64)
     defined = ~np.isnan(arr)
+    if not defined.any():
+        return math.nan
     total = w[defined].sum()
     if total == 0:
-        return math.nan
+        return float(arr[defined].mean())
     return float((arr[defined] * w[defined]).sum() / total)

@@ -1,0 +1,65 @@
+"""The ARFF reader against the dataset README's published statistics."""
+
+from __future__ import annotations
+
+import gzip
+from pathlib import Path
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from validation.datasets import load_arff_data, load_dataset, read_arff
+
+
+@pytest.mark.parametrize(
+    ("name", "split", "n", "d", "n_labels", "cardinality"),
+    [
+        ("corel5k", "train", 4500, 499, 374, 3.522),
+        ("corel5k", "test", 500, 499, 374, 3.526),
+        ("yeast", "train", 1500, 103, 14, 4.228),
+        ("scene", "test", 1196, 294, 6, 1.086),
+        ("enron", "train", 1123, 1001, 53, 3.386),
+        ("medical", "train", 333, 1449, 45, 1.255),
+        ("genbase", "test", 199, 1186, 27, 1.231),
+    ],
+)
+def test_shapes_and_label_cardinality_match_the_readme(name, split, n, d, n_labels, cardinality) -> None:  # type: ignore[no-untyped-def]
+    X, Y = load_dataset(name, split)
+    assert X.shape == (n, d)
+    assert Y.shape == (n, n_labels)
+    assert round(float(Y.sum(axis=1).mean()), 3) == cardinality
+
+
+def test_sparse_and_dense_agree_and_all_stacks_splits() -> None:
+    X, Y = load_dataset("corel5k", "test")
+    Xs, Ys = load_dataset("corel5k", "test", sparse=True)
+    assert sp.issparse(Xs) and sp.issparse(Ys)
+    assert np.array_equal(Xs.toarray(), X) and np.array_equal(Ys.toarray(), Y)
+    _, Y_all = load_dataset("corel5k", "all")
+    assert Y_all.shape == (5000, 374)
+    assert round(float(Y_all.sum(axis=1).mean()), 3) == 3.522
+    names = load_arff_data("corel5k", "test").label_names
+    assert names[:2] == ("city", "mountain")
+
+
+def test_birds_quoted_names_and_yes_no_nominals() -> None:
+    birds = load_arff_data("birds", "train")
+    assert "Swainson's Thrush" in birds.label_names
+    genbase = load_arff_data("genbase", "train")
+    assert set(np.unique(genbase.X[:, 1:])) <= {0.0, 1.0}
+
+
+def test_malformed_rows_report_line_numbers(tmp_path: Path) -> None:
+    path = tmp_path / "bad.arff.gz"
+    text = "@relation t\n@attribute a numeric\n@attribute l {0,1}\n@data\n1,0\n2,1,3\n"
+    with gzip.open(path, "wt") as handle:
+        handle.write(text)
+    with pytest.raises(ValueError, match=r"bad.arff.gz:6"):
+        read_arff(path, 1)
+    with pytest.raises(ValueError, match="n_labels"):
+        read_arff(path, 5)
+    with pytest.raises(ValueError, match="n_labels or xml"):
+        read_arff(path)
+    with pytest.raises(ValueError, match="name must be one of"):
+        load_dataset("nope")
