@@ -24,7 +24,9 @@ from validation.datasets import load_arff_data, load_dataset, read_arff
         ("genbase", "test", 199, 1186, 27, 1.231),
     ],
 )
-def test_shapes_and_label_cardinality_match_the_readme(name, split, n, d, n_labels, cardinality) -> None:  # type: ignore[no-untyped-def]
+def test_shapes_and_label_cardinality_match_the_readme(
+    name, split, n, d, n_labels, cardinality
+) -> None:  # type: ignore[no-untyped-def]
     X, Y = load_dataset(name, split)
     assert X.shape == (n, d)
     assert Y.shape == (n, n_labels)

@@ -22,37 +22,119 @@ from validation import (
 @pytest.mark.parametrize(
     ("call", "error", "pattern"),
     [
-        (lambda: BinFValidation.from_predictions([1, 0], [1]), ValueError, "same number of samples"),
+        (
+            lambda: BinFValidation.from_predictions([1, 0], [1]),
+            ValueError,
+            "same number of samples",
+        ),
         (lambda: BinFValidation.from_predictions([], []), ValueError, "empty"),
         (lambda: BinFValidation.from_predictions([0, 1, 2], [0, 1, 1]), ValueError, "two values"),
         (lambda: BinFValidation.from_predictions([0.5, 1], [0, 1]), TypeError, "integer labels"),
         (lambda: BinFValidation.from_predictions([np.nan, 1], [0, 1]), ValueError, "NaN"),
-        (lambda: BinFValidation.from_predictions([[0, 1], [1, 0]], [[0, 1], [1, 0]]), ValueError, "1-dimensional"),
+        (
+            lambda: BinFValidation.from_predictions([[0, 1], [1, 0]], [[0, 1], [1, 0]]),
+            ValueError,
+            "1-dimensional",
+        ),
         (lambda: BinFValidation.from_counts(Counts(1, 1, 1, 1), beta=0), ValueError, "beta"),
         (lambda: BinFValidation.from_counts(Counts(1, 1, 1, 1), beta=-1.0), ValueError, "beta"),
         (lambda: BinFValidation.from_counts(Counts(1, 1, 1, 1), beta="2"), TypeError, "beta"),
-        (lambda: BinFValidation.from_counts(Counts(1, 1, 1, 1), zero_division=0.5), ValueError, "zero_division"),
-        (lambda: BinFValidation.from_counts(Counts(1, 1, 1, 1), zero_division="x"), ValueError, "zero_division"),
+        (
+            lambda: BinFValidation.from_counts(Counts(1, 1, 1, 1), zero_division=0.5),
+            ValueError,
+            "zero_division",
+        ),
+        (
+            lambda: BinFValidation.from_counts(Counts(1, 1, 1, 1), zero_division="x"),
+            ValueError,
+            "zero_division",
+        ),
         (lambda: BinFValidation.from_counts((1, 1, 1, 1)), TypeError, "Counts"),
         (lambda: Counts(-1, 0, 0, 0), ValueError, "tp"),
         (lambda: Counts(1.5, 0, 0, 0), TypeError, "integers"),
-        (lambda: MultiFValidation.from_predictions([0, 1, 3], [0, 1, 1], classes=3), ValueError, "outside the declared classes"),
-        (lambda: MultiFValidation.from_predictions([0, 1, 1], [0, 5, 1], classes=3), ValueError, "predicted"),
-        (lambda: MultiFValidation.from_predictions(["a", "b"], ["a", "c"], classes=["a", "b"]), ValueError, "'c'"),
-        (lambda: MultiFValidation.from_predictions(["a", "b"], ["a", "b"], classes=2), TypeError, "classes="),
-        (lambda: MultiFValidation.from_predictions([0, 1], [0, 1], classes=0), ValueError, "classes"),
-        (lambda: MultiFValidation.from_predictions([0, 1], [0, 1], classes=[]), ValueError, "classes"),
-        (lambda: MultiFValidation.from_predictions([0, 1], [0, 1], classes=[0, 0]), ValueError, "duplicate"),
+        (
+            lambda: MultiFValidation.from_predictions([0, 1, 3], [0, 1, 1], classes=3),
+            ValueError,
+            "outside the declared classes",
+        ),
+        (
+            lambda: MultiFValidation.from_predictions([0, 1, 1], [0, 5, 1], classes=3),
+            ValueError,
+            "predicted",
+        ),
+        (
+            lambda: MultiFValidation.from_predictions(["a", "b"], ["a", "c"], classes=["a", "b"]),
+            ValueError,
+            "'c'",
+        ),
+        (
+            lambda: MultiFValidation.from_predictions(["a", "b"], ["a", "b"], classes=2),
+            TypeError,
+            "classes=",
+        ),
+        (
+            lambda: MultiFValidation.from_predictions([0, 1], [0, 1], classes=0),
+            ValueError,
+            "classes",
+        ),
+        (
+            lambda: MultiFValidation.from_predictions([0, 1], [0, 1], classes=[]),
+            ValueError,
+            "classes",
+        ),
+        (
+            lambda: MultiFValidation.from_predictions([0, 1], [0, 1], classes=[0, 0]),
+            ValueError,
+            "duplicate",
+        ),
         (lambda: MultiFValidation.from_confusion([[1, 2]]), ValueError, "square"),
-        (lambda: MultiFValidation.from_confusion([[1, 0], [0, 1]], classes=3), ValueError, "classes"),
+        (
+            lambda: MultiFValidation.from_confusion([[1, 0], [0, 1]], classes=3),
+            ValueError,
+            "classes",
+        ),
         (lambda: ConfusionMatrix([[1.5, 0], [0, 1]]), TypeError, "integer"),
-        (lambda: MultiLabelFValidation.from_predictions(np.zeros((3, 2)), np.zeros((2, 2))), ValueError, "same number of samples"),
-        (lambda: MultiLabelFValidation.from_predictions(np.zeros((3, 2)), np.zeros((3, 4))), ValueError, "shape"),
-        (lambda: MultiLabelFValidation.from_predictions(np.zeros(3), np.zeros(3)), ValueError, "2-D"),
-        (lambda: MultiLabelFValidation.from_predictions(np.full((2, 2), 2), np.zeros((2, 2), int)), ValueError, "0 and 1"),
-        (lambda: MultiLabelFValidation.from_predictions(np.full((2, 2), np.nan), np.zeros((2, 2))), ValueError, "NaN"),
-        (lambda: MultiLabelFValidation.from_predictions(sp.csr_matrix(np.full((2, 2), 3)), sp.csr_matrix(np.eye(2))), ValueError, "0 and 1"),
-        (lambda: MultiLabelFValidation.from_predictions(np.zeros((0, 2)), np.zeros((0, 2))), ValueError, "empty"),
+        (
+            lambda: MultiLabelFValidation.from_predictions(np.zeros((3, 2)), np.zeros((2, 2))),
+            ValueError,
+            "same number of samples",
+        ),
+        (
+            lambda: MultiLabelFValidation.from_predictions(np.zeros((3, 2)), np.zeros((3, 4))),
+            ValueError,
+            "shape",
+        ),
+        (
+            lambda: MultiLabelFValidation.from_predictions(np.zeros(3), np.zeros(3)),
+            ValueError,
+            "2-D",
+        ),
+        (
+            lambda: MultiLabelFValidation.from_predictions(
+                np.full((2, 2), 2), np.zeros((2, 2), int)
+            ),
+            ValueError,
+            "0 and 1",
+        ),
+        (
+            lambda: MultiLabelFValidation.from_predictions(
+                np.full((2, 2), np.nan), np.zeros((2, 2))
+            ),
+            ValueError,
+            "NaN",
+        ),
+        (
+            lambda: MultiLabelFValidation.from_predictions(
+                sp.csr_matrix(np.full((2, 2), 3)), sp.csr_matrix(np.eye(2))
+            ),
+            ValueError,
+            "0 and 1",
+        ),
+        (
+            lambda: MultiLabelFValidation.from_predictions(np.zeros((0, 2)), np.zeros((0, 2))),
+            ValueError,
+            "empty",
+        ),
     ],
 )
 def test_bad_input_names_the_problem(call, error, pattern) -> None:  # type: ignore[no-untyped-def]
@@ -76,7 +158,9 @@ def test_predict_returning_a_non_label_is_refused() -> None:
 
 def test_arbitrary_labels_through_a_mapping() -> None:
     X = np.array([[0.0], [1.0], [2.0]])
-    m = MultiFValidation(["cat", "dog", "eel"], X, ["cat", "dog", "eel"], lambda x: ["cat", "dog", "eel"][int(x[0])])
+    m = MultiFValidation(
+        ["cat", "dog", "eel"], X, ["cat", "dog", "eel"], lambda x: ["cat", "dog", "eel"][int(x[0])]
+    )
     assert m.accuracy == 1.0
     with pytest.raises(ValueError, match="'fox'"):
         MultiFValidation(["cat", "dog", "eel"], X, ["cat", "dog", "eel"], lambda x: "fox")
@@ -87,7 +171,13 @@ def test_results_are_immutable() -> None:
     with pytest.raises(attrs.exceptions.FrozenInstanceError):
         v.beta = 2.0  # type: ignore[misc]
     m = MultiFValidation.from_predictions([0, 1, 1], [0, 1, 0], classes=2)
-    for arr in (m.confusion.matrix, m.per_class_f, m.per_class_precision, m.class_counts.tp, m.support):
+    for arr in (
+        m.confusion.matrix,
+        m.per_class_f,
+        m.per_class_precision,
+        m.class_counts.tp,
+        m.support,
+    ):
         assert not arr.flags.writeable
         with pytest.raises(ValueError):
             arr[0] = 7
@@ -134,5 +224,7 @@ def test_input_types_lists_pandas_bool() -> None:
     assert v.counts == Counts(tp=2, fp=0, fn=1, tn=1)
     m = MultiFValidation.from_predictions(pd.Series(["x", "y"]), pd.Series(["x", "x"]))
     assert m.classes == ("x", "y")
-    ml = MultiLabelFValidation.from_predictions(pd.DataFrame([[1, 0], [0, 1]]), pd.DataFrame([[1, 1], [0, 1]]))
+    ml = MultiLabelFValidation.from_predictions(
+        pd.DataFrame([[1, 0], [0, 1]]), pd.DataFrame([[1, 1], [0, 1]])
+    )
     assert ml.class_counts.fp.tolist() == [0, 1]

@@ -85,9 +85,9 @@ def test_counts_of_a_concatenation_are_the_sum_of_counts(d1, d2) -> None:  # typ
     e1, p1 = paired(*d1)
     e2, p2 = paired(*d2)
     whole = MultiFValidation.from_predictions(np.r_[e1, e2], np.r_[p1, p2], classes=k)
-    parts = MultiFValidation.from_predictions(e1, p1, classes=k) + MultiFValidation.from_predictions(
-        e2, p2, classes=k
-    )
+    parts = MultiFValidation.from_predictions(
+        e1, p1, classes=k
+    ) + MultiFValidation.from_predictions(e2, p2, classes=k)
     assert whole.confusion == parts.confusion
     assert whole.f_macro == pytest.approx(parts.f_macro)
     b1 = BinFValidation.from_predictions(e1 == 1, p1 == 1)
@@ -121,9 +121,9 @@ def test_multilabel_pooling_equals_whole() -> None:
     Y = rng.integers(0, 2, (40, 5))
     P = rng.integers(0, 2, (40, 5))
     whole = MultiLabelFValidation.from_predictions(Y, P)
-    parts = MultiLabelFValidation.from_predictions(Y[:15], P[:15]) + MultiLabelFValidation.from_predictions(
-        Y[15:], P[15:]
-    )
+    parts = MultiLabelFValidation.from_predictions(
+        Y[:15], P[:15]
+    ) + MultiLabelFValidation.from_predictions(Y[15:], P[15:])
     assert whole.class_counts == parts.class_counts
     assert whole.samples_f == pytest.approx(parts.samples_f)
     assert whole.subset_accuracy == pytest.approx(parts.subset_accuracy)

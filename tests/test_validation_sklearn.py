@@ -43,7 +43,9 @@ def multiclass_pairs(max_classes: int = 6) -> st.SearchStrategy:
     return st.integers(2, max_classes).flatmap(
         lambda k: st.tuples(
             st.just(k),
-            st.lists(st.tuples(st.integers(0, k - 1), st.integers(0, k - 1)), min_size=1, max_size=60),
+            st.lists(
+                st.tuples(st.integers(0, k - 1), st.integers(0, k - 1)), min_size=1, max_size=60
+            ),
         )
     )
 
@@ -60,7 +62,12 @@ def test_multiclass_matches_sklearn(data, zero_division, beta) -> None:  # type:
     assert np.array_equal(m.confusion.matrix, confusion_matrix(y_true, y_pred, labels=labels))
     p, r, f, s = sk(
         precision_recall_fscore_support,
-        y_true, y_pred, labels=labels, beta=beta, average=None, zero_division=zero_division,
+        y_true,
+        y_pred,
+        labels=labels,
+        beta=beta,
+        average=None,
+        zero_division=zero_division,
     )
     np.testing.assert_allclose(m.per_class_precision, p, equal_nan=True)
     np.testing.assert_allclose(m.per_class_recall, r, equal_nan=True)
@@ -69,7 +76,12 @@ def test_multiclass_matches_sklearn(data, zero_division, beta) -> None:  # type:
     for average in ("micro", "macro", "weighted"):
         ps, rs, fs, _ = sk(
             precision_recall_fscore_support,
-            y_true, y_pred, labels=labels, beta=beta, average=average, zero_division=zero_division,
+            y_true,
+            y_pred,
+            labels=labels,
+            beta=beta,
+            average=average,
+            zero_division=zero_division,
         )
         assert_close(getattr(m, f"{average}_precision"), ps)
         assert_close(getattr(m, f"{average}_recall"), rs)
@@ -87,21 +99,36 @@ def test_binary_matches_sklearn(pairs, zero_division, beta) -> None:  # type: ig
     v = BinFValidation.from_predictions(y_true, y_pred, beta=beta, zero_division=zero_division)
     p, r, f, _ = sk(
         precision_recall_fscore_support,
-        y_true, y_pred, labels=[0, 1], pos_label=1, beta=beta, average="binary",
+        y_true,
+        y_pred,
+        labels=[0, 1],
+        pos_label=1,
+        beta=beta,
+        average="binary",
         zero_division=zero_division,
     )
     assert_close(v.precision, p)
     assert_close(v.recall, r)
     assert_close(v.f_beta, f)
-    assert_close(v.f1, sk(fbeta_score, y_true, y_pred, beta=1.0, labels=[0, 1], zero_division=zero_division))
+    assert_close(
+        v.f1, sk(fbeta_score, y_true, y_pred, beta=1.0, labels=[0, 1], zero_division=zero_division)
+    )
 
 
 def indicator_pairs() -> st.SearchStrategy:
     # scikit-learn reads a one-column matrix as binary labels, not indicators: L >= 2.
     return st.tuples(st.integers(1, 12), st.integers(2, 6)).flatmap(
         lambda nl: st.tuples(
-            st.lists(st.lists(st.booleans(), min_size=nl[1], max_size=nl[1]), min_size=nl[0], max_size=nl[0]),
-            st.lists(st.lists(st.booleans(), min_size=nl[1], max_size=nl[1]), min_size=nl[0], max_size=nl[0]),
+            st.lists(
+                st.lists(st.booleans(), min_size=nl[1], max_size=nl[1]),
+                min_size=nl[0],
+                max_size=nl[0],
+            ),
+            st.lists(
+                st.lists(st.booleans(), min_size=nl[1], max_size=nl[1]),
+                min_size=nl[0],
+                max_size=nl[0],
+            ),
         )
     )
 

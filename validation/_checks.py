@@ -176,8 +176,8 @@ def as_label_vector(
 def _map_labels(
     arr: NDArray[Any], name: str, classes: Sequence[Hashable] | NDArray[Any]
 ) -> NDArray[np.int64]:
-    class_list = list(np.asarray(classes).tolist()) if isinstance(classes, np.ndarray) else list(
-        classes
+    class_list = (
+        list(np.asarray(classes).tolist()) if isinstance(classes, np.ndarray) else list(classes)
     )
     if len(class_list) == 0:
         raise ValueError("classes is empty; at least one class is needed")

@@ -129,9 +129,7 @@ def binary_counts(expected: Any, predicted: Any, positive: int) -> tuple[np.ndar
     lo, hi = int(out[:, 3].min()), int(out[:, 4].max())
     if hi - lo > 1:
         # Labels such as {-1, +1}: the range cannot prove there are only two; check exactly.
-        _, other, has_other, conflict = _binary_counts(
-            expected, predicted, positive, _n_chunks(n)
-        )
+        _, other, has_other, conflict = _binary_counts(expected, predicted, positive, _n_chunks(n))
         too_many = bool(conflict.any()) or len(set(other[has_other].tolist())) > 1
     else:
         too_many = False
@@ -165,7 +163,7 @@ def _confusion_counts(expected: Any, predicted: Any, k: int, n_chunks: int) -> A
 
 def confusion_counts(expected: Any, predicted: Any, k: int) -> tuple[np.ndarray, int]:
     """Return ``(k x k confusion matrix, number of labels outside 0..k-1)``."""
-    return _confusion_counts(expected, predicted, k, _n_chunks(expected.size, k * k))  # type: ignore[no-any-return]
+    return _confusion_counts(expected, predicted, k, _n_chunks(expected.size, k * k))
 
 
 @numba.njit(cache=True, parallel=True)
@@ -208,7 +206,7 @@ def _multilabel_counts_dense(y_true: Any, y_pred: Any, n_chunks: int) -> Any:
 
 def multilabel_counts_dense(y_true: Any, y_pred: Any) -> tuple[Any, ...]:
     """Per-label (tp, true, predicted), per-row (tp, true, predicted), and bad-value count."""
-    return _multilabel_counts_dense(y_true, y_pred, _n_chunks(y_true.shape[0], y_true.shape[1]))  # type: ignore[no-any-return]
+    return _multilabel_counts_dense(y_true, y_pred, _n_chunks(y_true.shape[0], y_true.shape[1]))
 
 
 @numba.njit(cache=True, parallel=True)
@@ -255,9 +253,9 @@ def _multilabel_counts_csr(
 
 
 def multilabel_counts_csr(y_true: Any, y_pred: Any) -> tuple[Any, ...]:
-    """As :func:`multilabel_counts_dense`, for CSR matrices with sorted indices and 1-valued data."""
+    """As :func:`multilabel_counts_dense`, for CSR with sorted indices and 1-valued data."""
     n_labels = y_true.shape[1]
-    return _multilabel_counts_csr(  # type: ignore[no-any-return]
+    return _multilabel_counts_csr(
         y_true.indptr,
         y_true.indices,
         y_pred.indptr,

@@ -24,9 +24,13 @@ def fast_labels(x: Any, name: str, *, n_classes: int | None = None) -> NDArray[A
     Integer and bool numpy vectors pass through (the kernels never write to them and
     check label ranges themselves); anything else goes through :func:`as_label_vector`.
     """
-    if isinstance(x, np.ndarray) and x.ndim == 1 and x.size > 0:
-        if np.issubdtype(x.dtype, np.integer) or x.dtype == np.bool_:
-            return np.ascontiguousarray(x)
+    if (
+        isinstance(x, np.ndarray)
+        and x.ndim == 1
+        and x.size > 0
+        and (np.issubdtype(x.dtype, np.integer) or x.dtype == np.bool_)
+    ):
+        return np.ascontiguousarray(x)
     return as_label_vector(x, name, n_classes=n_classes)
 
 

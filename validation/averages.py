@@ -79,19 +79,17 @@ class ClassAverages:
     @cached_property
     def micro_precision(self) -> float:
         c = self.class_counts.pooled()
-        return measures.precision(c.tp, c.fp, self.zero_division)  # type: ignore[no-any-return]
+        return measures.precision(c.tp, c.fp, self.zero_division)
 
     @cached_property
     def micro_recall(self) -> float:
         c = self.class_counts.pooled()
-        return measures.recall(c.tp, c.fn, self.zero_division)  # type: ignore[no-any-return]
+        return measures.recall(c.tp, c.fn, self.zero_division)
 
     @cached_property
     def micro_f(self) -> float:
         c = self.class_counts.pooled()
-        return measures.f_beta_from_counts(  # type: ignore[no-any-return]
-            c.tp, c.fp, c.fn, self.beta, self.zero_division
-        )
+        return measures.f_beta_from_counts(c.tp, c.fp, c.fn, self.beta, self.zero_division)
 
     # macro: unweighted means over classes
     @cached_property
@@ -123,7 +121,7 @@ class ClassAverages:
     @cached_property
     def f_macro(self) -> float:
         """F-macro: F_beta of (macro precision, macro recall)."""
-        return measures.f_beta_from_pr(self.macro_precision, self.macro_recall, self.beta)  # type: ignore[no-any-return]
+        return measures.f_beta_from_pr(self.macro_precision, self.macro_recall, self.beta)
 
     @property
     def precision(self) -> float:
@@ -149,6 +147,25 @@ class ClassAverages:
         # With no true member in any class the weights are all 0 and the plain mean of
         # the defined values is used, as scikit-learn does.
         return measures.weighted_mean_defined(values, self.class_counts.support)
+
+    def summary(self) -> dict[str, Any]:
+        """The measures as plain Python values (JSON-ready; NaN stays NaN)."""
+        return {
+            "beta": self.beta,
+            "zero_division": self.zero_division,
+            "f_macro": self.f_macro,
+            **{
+                f"{avg}_{m}": getattr(self, f"{avg}_{m}")
+                for avg in ("micro", "macro", "weighted")
+                for m in ("precision", "recall", "f")
+            },
+            "per_class": {
+                "precision": self.per_class_precision.tolist(),
+                "recall": self.per_class_recall.tolist(),
+                "f": self.per_class_f.tolist(),
+                "support": self.support.tolist(),
+            },
+        }
 
     def _average_rows(self) -> list[tuple[Any, ...]]:
         total = int(self.class_counts.support.sum())

@@ -161,45 +161,43 @@ class BinFValidation:
         Mirrors the book's ``new BinFValidation(expected, xt)(predict)`` so a validator can
         be built once and applied to many data sets, e.g. in a ``toolz.pipe``.
         """
-        return toolz.curry(cls, predict=predict, **options)  # type: ignore[no-any-return]
+        return toolz.curry(cls, predict=predict, **options)
 
     # Measures: each is computed on first use and then remembered.
     @cached_property
     def precision(self) -> float:
         c = self.counts
-        return measures.precision(c.tp, c.fp, self.zero_division)  # type: ignore[no-any-return]
+        return measures.precision(c.tp, c.fp, self.zero_division)
 
     @cached_property
     def recall(self) -> float:
         c = self.counts
-        return measures.recall(c.tp, c.fn, self.zero_division)  # type: ignore[no-any-return]
+        return measures.recall(c.tp, c.fn, self.zero_division)
 
     @cached_property
     def f_beta(self) -> float:
         c = self.counts
-        return measures.f_beta_from_counts(  # type: ignore[no-any-return]
-            c.tp, c.fp, c.fn, self.beta, self.zero_division
-        )
+        return measures.f_beta_from_counts(c.tp, c.fp, c.fn, self.beta, self.zero_division)
 
     @cached_property
     def f1(self) -> float:
         c = self.counts
-        return measures.f_beta_from_counts(c.tp, c.fp, c.fn, 1.0, self.zero_division)  # type: ignore[no-any-return]
+        return measures.f_beta_from_counts(c.tp, c.fp, c.fn, 1.0, self.zero_division)
 
     @cached_property
     def g(self) -> float:
         """sqrt(precision * recall)."""
-        return measures.g_measure(self.precision, self.recall)  # type: ignore[no-any-return]
+        return measures.g_measure(self.precision, self.recall)
 
     @cached_property
     def accuracy(self) -> float:
         c = self.counts
-        return measures.accuracy(c.tp, c.fp, c.fn, c.tn, self.zero_division)  # type: ignore[no-any-return]
+        return measures.accuracy(c.tp, c.fp, c.fn, c.tn, self.zero_division)
 
     @cached_property
     def specificity(self) -> float:
         c = self.counts
-        return measures.specificity(c.tn, c.fp, self.zero_division)  # type: ignore[no-any-return]
+        return measures.specificity(c.tn, c.fp, self.zero_division)
 
     @property
     def sensitivity(self) -> float:
@@ -221,6 +219,26 @@ class BinFValidation:
             beta=self.beta,
             zero_division=self.zero_division,
         )
+
+    def summary(self) -> dict[str, Any]:
+        """Counts and measures as plain Python values."""
+        c = self.counts
+        return {
+            "kind": "binary",
+            "positive": self.positive
+            if isinstance(self.positive, (int, str))
+            else str(self.positive),
+            "beta": self.beta,
+            "zero_division": self.zero_division,
+            "tp": c.tp,
+            "fp": c.fp,
+            "fn": c.fn,
+            "tn": c.tn,
+            **{
+                name: getattr(self, name)
+                for name in ("precision", "recall", "f_beta", "f1", "g", "accuracy", "specificity")
+            },
+        }
 
     def report(self, digits: int = 4) -> str:
         """A readable table of the counts and measures."""

@@ -60,7 +60,9 @@ class Counts:
     def __add__(self, other: object) -> Counts:
         if not isinstance(other, Counts):
             return NotImplemented
-        return Counts(self.tp + other.tp, self.fp + other.fp, self.fn + other.fn, self.tn + other.tn)
+        return Counts(
+            self.tp + other.tp, self.fp + other.fp, self.fn + other.fn, self.tn + other.tn
+        )
 
     def __radd__(self, other: object) -> Counts:
         # sum() starts from the int 0; treat it as the identity.
@@ -125,7 +127,9 @@ class ClassCounts:
 
     def pooled(self) -> Counts:
         """Counts summed over classes (the input of micro averages)."""
-        return Counts(int(self.tp.sum()), int(self.fp.sum()), int(self.fn.sum()), int(self.tn.sum()))
+        return Counts(
+            int(self.tp.sum()), int(self.fp.sum()), int(self.fn.sum()), int(self.tn.sum())
+        )
 
     def __getitem__(self, k: int) -> Counts:
         return Counts(int(self.tp[k]), int(self.fp[k]), int(self.fn[k]), int(self.tn[k]))
@@ -134,9 +138,7 @@ class ClassCounts:
         if not isinstance(other, ClassCounts):
             return NotImplemented
         if other.n_classes != self.n_classes:
-            raise ValueError(
-                f"cannot add counts of {self.n_classes} and {other.n_classes} classes"
-            )
+            raise ValueError(f"cannot add counts of {self.n_classes} and {other.n_classes} classes")
         return ClassCounts(
             self.tp + other.tp, self.fp + other.fp, self.fn + other.fn, self.tn + other.tn
         )

@@ -42,7 +42,11 @@ DATASETS: dict[str, tuple[str, dict[str, str], str]] = {
         {"train": "bibtex-train.arff.gz", "test": "bibtex-test.arff.gz"},
         "bibtex.xml.gz",
     ),
-    "birds": ("birds", {"train": "birds-train.arff.gz", "test": "birds-test.arff.gz"}, "birds.xml.gz"),
+    "birds": (
+        "birds",
+        {"train": "birds-train.arff.gz", "test": "birds-test.arff.gz"},
+        "birds.xml.gz",
+    ),
     "cal500": ("cal500", {"all": "cal500.arff.gz"}, "cal500.xml.gz"),
     "corel16k": ("corel16k", {"test": "Corel16k001-test.arff.gz"}, "Corel16k001.xml.gz"),
     "delicious": (
@@ -55,8 +59,16 @@ DATASETS: dict[str, tuple[str, dict[str, str], str]] = {
         {"train": "emotions-train.arff.gz", "test": "emotions-test.arff.gz"},
         "emotions.xml.gz",
     ),
-    "enron": ("enron", {"train": "enron-train.arff.gz", "test": "enron-test.arff.gz"}, "enron.xml.gz"),
-    "flags": ("flags", {"train": "flags-train.arff.gz", "test": "flags-test.arff.gz"}, "flags.xml.gz"),
+    "enron": (
+        "enron",
+        {"train": "enron-train.arff.gz", "test": "enron-test.arff.gz"},
+        "enron.xml.gz",
+    ),
+    "flags": (
+        "flags",
+        {"train": "flags-train.arff.gz", "test": "flags-test.arff.gz"},
+        "flags.xml.gz",
+    ),
     "foodtruck": ("foodtruck", {"all": "foodtruck.arff.gz"}, "foodtruck.xml.gz"),
     "genbase": (
         "genbase",
@@ -68,13 +80,21 @@ DATASETS: dict[str, tuple[str, dict[str, str], str]] = {
         {"train": "medical-train.arff.gz", "test": "medical-test.arff.gz"},
         "medical.xml.gz",
     ),
-    "scene": ("scene", {"train": "scene-train.arff.gz", "test": "scene-test.arff.gz"}, "scene.xml.gz"),
+    "scene": (
+        "scene",
+        {"train": "scene-train.arff.gz", "test": "scene-test.arff.gz"},
+        "scene.xml.gz",
+    ),
     "tmc2007": (
         "tmc2007",
         {"train": "tmc2007-500-train.arff.gz", "test": "tmc2007-500-test.arff.gz"},
         "tmc2007-500.xml.gz",
     ),
-    "yeast": ("yeast", {"train": "yeast-train.arff.gz", "test": "yeast-test.arff.gz"}, "yeast.xml.gz"),
+    "yeast": (
+        "yeast",
+        {"train": "yeast-train.arff.gz", "test": "yeast-test.arff.gz"},
+        "yeast.xml.gz",
+    ),
     "rcv1subset1": (
         "rcv1subset1",
         {"all": "rcv1subset1500.orig.arff.gz"},
@@ -107,7 +127,7 @@ class ArffData:
 
 def _open_text(path: Path) -> Iterator[str]:
     opener = gzip.open if path.suffix == ".gz" else open
-    with opener(path, "rt", encoding="utf-8") as handle:  # type: ignore[operator]
+    with opener(path, "rt", encoding="utf-8") as handle:
         yield from handle
 
 
@@ -202,7 +222,8 @@ def read_arff(
                 in_data = True
                 if not 0 < n_labels <= len(names):
                     raise ValueError(
-                        f"n_labels must be between 1 and the {len(names)} attributes, got {n_labels}"
+                        f"n_labels must be between 1 and the {len(names)} attributes, "
+                        f"got {n_labels}"
                     )
             continue
         try:

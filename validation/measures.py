@@ -16,7 +16,7 @@ recall, ``beta < 1`` favours precision.
 from __future__ import annotations
 
 import math
-from typing import TypeVar, overload
+from typing import Any, overload
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -34,14 +34,17 @@ __all__ = [
     "weighted_mean_defined",
 ]
 
-FloatOrArray = TypeVar("FloatOrArray", float, NDArray[np.float64])
+Number = float | int | np.integer | np.floating
+Values = NDArray[np.integer] | NDArray[np.floating] | NDArray[np.bool_]
 
 
 @overload
-def safe_divide(num: float, den: float, zero_division: float) -> float: ...
+def safe_divide(num: Number, den: Number, zero_division: float) -> float: ...
 @overload
-def safe_divide(num: ArrayLike, den: ArrayLike, zero_division: float) -> NDArray[np.float64]: ...
-def safe_divide(num, den, zero_division):  # type: ignore[no-untyped-def]
+def safe_divide(num: Values | Number, den: Values, zero_division: float) -> NDArray[np.float64]: ...
+@overload
+def safe_divide(num: Values, den: Values | Number, zero_division: float) -> NDArray[np.float64]: ...
+def safe_divide(num: Any, den: Any, zero_division: float) -> Any:
     """``num / den``, with ``zero_division`` wherever ``den == 0``."""
     num_arr = np.asarray(num, dtype=np.float64)
     den_arr = np.asarray(den, dtype=np.float64)
@@ -52,28 +55,58 @@ def safe_divide(num, den, zero_division):  # type: ignore[no-untyped-def]
     return out
 
 
-def precision(tp, fp, zero_division: float = 0.0):  # type: ignore[no-untyped-def]
+@overload
+def precision(tp: Number, fp: Number, zero_division: float = 0.0) -> float: ...
+@overload
+def precision(tp: Values, fp: Values, zero_division: float = 0.0) -> NDArray[np.float64]: ...
+def precision(tp: Any, fp: Any, zero_division: float = 0.0) -> Any:
     """TP / (TP + FP)."""
     return safe_divide(tp, np.add(tp, fp), zero_division)
 
 
-def recall(tp, fn, zero_division: float = 0.0):  # type: ignore[no-untyped-def]
+@overload
+def recall(tp: Number, fn: Number, zero_division: float = 0.0) -> float: ...
+@overload
+def recall(tp: Values, fn: Values, zero_division: float = 0.0) -> NDArray[np.float64]: ...
+def recall(tp: Any, fn: Any, zero_division: float = 0.0) -> Any:
     """TP / (TP + FN), also called sensitivity or true-positive rate."""
     return safe_divide(tp, np.add(tp, fn), zero_division)
 
 
-def specificity(tn, fp, zero_division: float = 0.0):  # type: ignore[no-untyped-def]
+@overload
+def specificity(tn: Number, fp: Number, zero_division: float = 0.0) -> float: ...
+@overload
+def specificity(tn: Values, fp: Values, zero_division: float = 0.0) -> NDArray[np.float64]: ...
+def specificity(tn: Any, fp: Any, zero_division: float = 0.0) -> Any:
     """TN / (TN + FP), the true-negative rate."""
     return safe_divide(tn, np.add(tn, fp), zero_division)
 
 
-def accuracy(tp, fp, fn, tn, zero_division: float = 0.0):  # type: ignore[no-untyped-def]
+@overload
+def accuracy(
+    tp: Number, fp: Number, fn: Number, tn: Number, zero_division: float = 0.0
+) -> float: ...
+@overload
+def accuracy(
+    tp: Values, fp: Values, fn: Values, tn: Values, zero_division: float = 0.0
+) -> NDArray[np.float64]: ...
+def accuracy(tp: Any, fp: Any, fn: Any, tn: Any, zero_division: float = 0.0) -> Any:
     """(TP + TN) / (TP + FP + FN + TN)."""
     total = np.add(np.add(tp, fp), np.add(fn, tn))
     return safe_divide(np.add(tp, tn), total, zero_division)
 
 
-def f_beta_from_counts(tp, fp, fn, beta: float = 1.0, zero_division: float = 0.0):  # type: ignore[no-untyped-def]
+@overload
+def f_beta_from_counts(
+    tp: Number, fp: Number, fn: Number, beta: float = 1.0, zero_division: float = 0.0
+) -> float: ...
+@overload
+def f_beta_from_counts(
+    tp: Values, fp: Values, fn: Values, beta: float = 1.0, zero_division: float = 0.0
+) -> NDArray[np.float64]: ...
+def f_beta_from_counts(
+    tp: Any, fp: Any, fn: Any, beta: float = 1.0, zero_division: float = 0.0
+) -> Any:
     """(1+b²)TP / ((1+b²)TP + b²FN + FP); 0/0 (no TP, FP or FN) gives ``zero_division``."""
     b2 = beta * beta
     num = (1.0 + b2) * np.asarray(tp, dtype=np.float64)
@@ -81,11 +114,14 @@ def f_beta_from_counts(tp, fp, fn, beta: float = 1.0, zero_division: float = 0.0
     return safe_divide(num, den, zero_division)
 
 
-def f_beta_from_pr(p, r, beta: float = 1.0, zero_division: float = 0.0):  # type: ignore[no-untyped-def]
+@overload
+def f_beta_from_pr(p: Number, r: Number, beta: float = 1.0) -> float: ...
+@overload
+def f_beta_from_pr(p: Values, r: Values, beta: float = 1.0) -> NDArray[np.float64]: ...
+def f_beta_from_pr(p: Any, r: Any, beta: float = 1.0) -> Any:
     """(1+b²)PR / (b²P + R): the weighted harmonic mean of precision and recall.
 
-    P = R = 0 gives 0 (not ``zero_division``): both are defined and both are 0.
-    A NaN input propagates.
+    P = R = 0 gives 0: both are defined and both are 0. A NaN input propagates.
     """
     b2 = beta * beta
     p_arr = np.asarray(p, dtype=np.float64)
@@ -95,13 +131,16 @@ def f_beta_from_pr(p, r, beta: float = 1.0, zero_division: float = 0.0):  # type
     with np.errstate(divide="ignore", invalid="ignore"):
         out = np.where(den == 0, 0.0, num / np.where(den == 0, 1.0, den))
     out = np.where(np.isnan(p_arr) | np.isnan(r_arr), np.nan, out)
-    del zero_division  # kept in the signature for symmetry with the count form
     if out.ndim == 0:
         return float(out)
     return out
 
 
-def g_measure(p, r):  # type: ignore[no-untyped-def]
+@overload
+def g_measure(p: Number, r: Number) -> float: ...
+@overload
+def g_measure(p: Values, r: Values) -> NDArray[np.float64]: ...
+def g_measure(p: Any, r: Any) -> Any:
     """G = sqrt(P R), the geometric mean of precision and recall."""
     out = np.sqrt(np.multiply(np.asarray(p, dtype=np.float64), np.asarray(r, dtype=np.float64)))
     if np.ndim(out) == 0:

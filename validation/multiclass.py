@@ -44,7 +44,9 @@ def resolve_classes(classes: ClassesArg) -> tuple[tuple[Hashable, ...], bool]:
             "classes must be a number of classes or a sequence of class labels, "
             f"got {type(classes).__name__}"
         )
-    labels = tuple(np.asarray(classes).tolist()) if isinstance(classes, np.ndarray) else tuple(classes)
+    labels: tuple[Hashable, ...] = (
+        tuple(np.asarray(classes).tolist()) if isinstance(classes, np.ndarray) else tuple(classes)  # type: ignore[arg-type]
+    )
     if not labels:
         raise ValueError("classes is empty; at least one class is needed")
     if len(set(labels)) != len(labels):
@@ -62,7 +64,9 @@ def _codes(x: Any, name: str, labels: tuple[Hashable, ...], identity: bool) -> A
     return as_label_vector(x, name, classes=labels)
 
 
-def _count(expected: Any, predicted: Any, labels: tuple[Hashable, ...], identity: bool) -> ConfusionMatrix:
+def _count(
+    expected: Any, predicted: Any, labels: tuple[Hashable, ...], identity: bool
+) -> ConfusionMatrix:
     for name, x in (("expected", expected), ("predicted", predicted)):
         if is_sparse(x):
             raise TypeError(f"{name} must be a 1-D sequence of labels, got a sparse matrix")
@@ -209,7 +213,7 @@ class MultiFValidation(ClassAverages):
     @classmethod
     def using(cls, predict: Callable[..., Any], **options: Any) -> Callable[..., MultiFValidation]:
         """Curried constructor: ``MultiFValidation.using(predict, classes=k)(expected, obs)``."""
-        return toolz.curry(cls, predict=predict, **options)  # type: ignore[no-any-return]
+        return toolz.curry(cls, predict=predict, **options)
 
     @cached_property
     def class_counts(self) -> ClassCounts:  # type: ignore[override]
@@ -235,6 +239,15 @@ class MultiFValidation(ClassAverages):
             beta=self.beta,
             zero_division=self.zero_division,
         )
+
+    def summary(self) -> dict[str, Any]:
+        """Measures as plain values, with the class labels and accuracy."""
+        return {
+            "kind": "multiclass",
+            "classes": [str(c) for c in self.classes],
+            "accuracy": self.accuracy,
+            **super().summary(),
+        }
 
     def report(self, digits: int = 4) -> str:
         """Classification report: per-class rows, then micro, macro, weighted and F-macro."""
@@ -279,7 +292,9 @@ def class_report(
         f"F-macro = {f_name} of (macro precision, macro recall), fmacro's score.",
     ]
     if absent:
-        notes.append(f"{len(absent)} class(es) marked (absent) have no true and no predicted member.")
+        notes.append(
+            f"{len(absent)} class(es) marked (absent) have no true and no predicted member."
+        )
     return "\n".join([head, body, *tail, *notes])
 
 

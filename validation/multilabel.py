@@ -49,7 +49,9 @@ class SampleCounts:
 def _indicator_dense(y: Any, name: str) -> NDArray[Any]:
     arr = np.asarray(y.to_numpy() if hasattr(y, "to_numpy") else y)
     if arr.ndim != 2:
-        raise ValueError(f"{name} must be a 2-D (samples, labels) indicator matrix, got shape {arr.shape}")
+        raise ValueError(
+            f"{name} must be a 2-D (samples, labels) indicator matrix, got shape {arr.shape}"
+        )
     if arr.dtype == np.bool_ or np.issubdtype(arr.dtype, np.integer):
         return np.ascontiguousarray(arr)
     if np.issubdtype(arr.dtype, np.floating):
@@ -66,7 +68,7 @@ def _indicator_csr(y: Any, name: str) -> Any:
     data = np.asarray(csr.data)
     if data.size and not np.isin(data, (0, 1)).all():
         raise ValueError(f"{name} must hold only 0 and 1, found other stored values")
-    if data.size and (data == 0).any() or not csr.has_sorted_indices:
+    if (data.size and (data == 0).any()) or not csr.has_sorted_indices:
         csr = csr.copy()  # never touch the caller's matrix
         csr.eliminate_zeros()
         csr.sort_indices()
@@ -130,7 +132,7 @@ class MultiLabelFValidation(ClassAverages):
     ([1, 1, 0], 0.6667, 0.0, 0.3333333333333333)
     """
 
-    class_counts: ClassCounts  # type: ignore[misc]
+    class_counts: ClassCounts
     sample_counts: SampleCounts
     labels: tuple[Hashable, ...] | None = None
     beta: float = 1.0
@@ -153,7 +155,9 @@ class MultiLabelFValidation(ClassAverages):
         if batched:
             predicted = collect_predictions(predict, observations, n, batched=True)
         else:
-            rows = collect_predictions(predict, observations, n, batched=False, integer_labels=False)
+            rows = collect_predictions(
+                predict, observations, n, batched=False, integer_labels=False
+            )
             predicted = np.asarray(rows)
             if predicted.ndim != 2:
                 raise TypeError(
@@ -161,7 +165,9 @@ class MultiLabelFValidation(ClassAverages):
                     f"for each observation; got results of shape {predicted.shape}"
                 )
         class_counts, sample_counts = _count(expected, predicted)
-        self.__attrs_init__(class_counts, sample_counts, _labels(labels, class_counts), beta, zero_division)
+        self.__attrs_init__(
+            class_counts, sample_counts, _labels(labels, class_counts), beta, zero_division
+        )
 
     @classmethod
     def from_predictions(
@@ -190,7 +196,7 @@ class MultiLabelFValidation(ClassAverages):
         cls, predict: Callable[..., Any], **options: Any
     ) -> Callable[..., MultiLabelFValidation]:
         """Curried constructor: ``MultiLabelFValidation.using(predict)(Y, observations)``."""
-        return toolz.curry(cls, predict=predict, **options)  # type: ignore[no-any-return]
+        return toolz.curry(cls, predict=predict, **options)
 
     @property
     def n_labels(self) -> int:
@@ -202,7 +208,7 @@ class MultiLabelFValidation(ClassAverages):
 
     @cached_property
     def per_sample_f(self) -> NDArray[np.float64]:
-        """F_beta of each example (row); 0/0 rows (no true, no predicted label) follow zero_division."""
+        """F_beta of each example (row); a row with no true and no predicted label is 0/0."""
         s = self.sample_counts
         return frozen_array(
             measures.f_beta_from_counts(
@@ -247,6 +253,17 @@ class MultiLabelFValidation(ClassAverages):
         )
         return obj
 
+    def summary(self) -> dict[str, Any]:
+        """Measures as plain values, with the example-based ones."""
+        return {
+            "kind": "multilabel",
+            "labels": None if self.labels is None else [str(c) for c in self.labels],
+            "samples_f": self.samples_f,
+            "subset_accuracy": self.subset_accuracy,
+            "hamming_loss": self.hamming_loss,
+            **super().summary(),
+        }
+
     def report(self, digits: int = 4) -> str:
         """Per-label rows, then micro, macro, weighted, F-macro and example-based measures."""
         names = self.labels if self.labels is not None else tuple(range(self.n_labels))
@@ -255,7 +272,11 @@ class MultiLabelFValidation(ClassAverages):
             ("subset accuracy", self.subset_accuracy),
             ("Hamming loss", self.hamming_loss),
         ]
-        return class_report(self, names, digits, extra=extra)
+        head = (
+            f"MultiLabelFValidation: {self.n_samples} samples, {self.n_labels} labels, "
+            f"beta={self.beta:g}, zero_division={self.zero_division}"
+        )
+        return class_report(self, names, digits, extra=extra, title=head)
 
     def __str__(self) -> str:
         return self.report()
@@ -266,5 +287,7 @@ def _labels(labels: Sequence[Hashable] | None, counts: ClassCounts) -> tuple[Has
         return None
     out = tuple(labels)
     if len(out) != counts.n_classes:
-        raise ValueError(f"labels has {len(out)} names but the matrices have {counts.n_classes} labels")
+        raise ValueError(
+            f"labels has {len(out)} names but the matrices have {counts.n_classes} labels"
+        )
     return out
