@@ -82,7 +82,7 @@ def test_score_matrices_have_positives_in_every_class(data) -> None:  # type: ig
 
 @given(splitter_inputs())
 def test_a_round_robin_split_partitions(data) -> None:  # type: ignore[no-untyped-def]
-    X, y, k = data
+    _, y, k = data
     idx = np.arange(len(y))
     folds = [(idx[idx % k != f], idx[idx % k == f]) for f in range(k)]
     check_folds_partition(folds, len(y))

@@ -81,5 +81,8 @@ def measure_scorer(
 
 
 def f_macro_scorer(beta: float = 1.0, zero_division: float = 0.0) -> Any:
-    """A scikit-learn scorer for F-macro, e.g. ``cross_val_score(clf, X, y, scoring=f_macro_scorer())``."""
+    """A scikit-learn scorer for F-macro.
+
+    Example: ``cross_val_score(clf, X, y, scoring=f_macro_scorer(beta=2.0))``.
+    """
     return measure_scorer("f_macro", beta=beta, zero_division=zero_division)
