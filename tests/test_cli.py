@@ -1,0 +1,139 @@
+"""The fmacro command line: bundled demos, files, JSON, and exit code 2 on bad input."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from optimize.cli import main
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_evaluate_bundled_report(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "evaluate")
+    assert code == 0
+    for word in ("Beach", "Urban", "micro", "macro", "weighted", "F-macro", "accuracy: 0.6560"):
+        assert word in out
+
+
+def test_evaluate_json_matches_validation(capsys: pytest.CaptureFixture[str]) -> None:
+    from importlib import resources
+
+    from validation import MultiFValidation
+    from validation.io import read_prediction_pairs
+
+    code, out, _ = run(capsys, "evaluate", "--json", "--beta", "2")
+    assert code == 0
+    payload = json.loads(out)
+    with resources.as_file(resources.files("validation") / "data" / "scene_predictions.csv") as p:
+        e, pr = read_prediction_pairs(p)
+    v = MultiFValidation.from_predictions(e, pr, beta=2.0)
+    assert payload["f_macro"] == pytest.approx(v.f_macro)
+    assert payload["kind"] == "multiclass" and payload["beta"] == 2.0
+
+
+def test_evaluate_files_of_each_kind(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "e.csv").write_text("label\n1\n0\n1\n1\n")
+    (tmp_path / "p.csv").write_text("label\n1\n1\n0\n1\n")
+    code, out, _ = run(
+        capsys, "evaluate", str(tmp_path / "e.csv"), str(tmp_path / "p.csv"), "--json"
+    )
+    payload = json.loads(out)
+    assert code == 0 and payload["kind"] == "binary"
+    assert payload["tp"] == 2 and payload["fp"] == 1 and payload["fn"] == 1
+    np.save(tmp_path / "Y.npy", np.array([[1, 0, 1], [0, 1, 0]]))
+    np.save(tmp_path / "P.npy", np.array([[1, 0, 0], [0, 1, 1]]))
+    code, out, _ = run(
+        capsys, "evaluate", str(tmp_path / "Y.npy"), str(tmp_path / "P.npy"), "--json"
+    )
+    payload = json.loads(out)
+    assert code == 0 and payload["kind"] == "multilabel"
+    assert payload["micro_f"] == pytest.approx(2 / 3)
+    (tmp_path / "a.tsv").write_text("cat\ndog\n")
+    (tmp_path / "b.tsv").write_text("cat\ncat\n")
+    code, out, _ = run(capsys, "evaluate", str(tmp_path / "a.tsv"), str(tmp_path / "b.tsv"))
+    assert code == 0 and "dog" in out
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [("1,0\n0\n", "row 2"), ("", "no labels"), ("1,2\n0,1\n", "0 and 1"), ("0.5\n1\n", "integers")],
+)
+def test_evaluate_bad_files_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], content: str, message: str
+) -> None:
+    (tmp_path / "bad.csv").write_text(content)
+    (tmp_path / "ok.csv").write_text("1\n0\n")
+    code, _, err = run(capsys, "evaluate", str(tmp_path / "bad.csv"), str(tmp_path / "ok.csv"))
+    assert code == 2
+    assert message in err and "bad.csv" in err
+
+
+def test_evaluate_needs_both_files(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run(capsys, "evaluate", str(tmp_path / "x.csv"))
+    assert code == 2 and "both" in err
+    code, _, err = run(capsys, "evaluate", str(tmp_path / "x.csv"), str(tmp_path / "y.csv"))
+    assert code == 2 and "no such file" in err
+
+
+def test_thresholds_bundled_table(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "thresholds", "--quiet")
+    assert code == 0
+    for method in ("fixed_point", "domain", "per_class", "cyclic", "global_threshold", "top_k"):
+        assert method in out
+    assert "upper bound" in out and "macro-F" in out
+
+
+def test_thresholds_json_certificate(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(
+        capsys, "thresholds", "--json", "--method", "fixed_point", "--method", "per_class"
+    )
+    assert code == 0
+    payload = json.loads(out)
+    fp, pc = payload["results"]
+    assert fp["method"] == "fixed_point" and pc["method"] == "per_class"
+    assert fp["f_macro"] >= pc["f_macro"]
+    assert fp["upper_bound"] >= fp["f_macro"] - 1e-12
+    assert pc["macro_f"] >= fp["macro_f"] - 1e-12  # per_class is the macro-F optimum
+
+
+def test_thresholds_npz_and_ranked_lists(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    scores = np.array([[0.9, 0.1], [0.8, 0.7], [0.2, 0.6], [0.1, 0.3]])
+    labels = np.array([[1, 0], [0, 1], [0, 1], [1, 0]])
+    np.savez(tmp_path / "r.npz", scores=scores, labels=labels)
+    code, out, _ = run(capsys, "thresholds", str(tmp_path / "r.npz"), "--json")
+    assert code == 0 and len(json.loads(out)["results"]) == 7
+    (tmp_path / "lists.txt").write_text("0 1 0 0 1\n1 0 1 1\n")
+    (tmp_path / "sizes.txt").write_text("0 2\n1 2\n")
+    code, out, _ = run(
+        capsys,
+        "thresholds",
+        str(tmp_path / "lists.txt"),
+        "--num-docs",
+        "4",
+        "--class-sizes",
+        str(tmp_path / "sizes.txt"),
+        "--json",
+    )
+    payload = json.loads(out)
+    assert code == 0 and payload["skipped"] == ["global_threshold", "top_k"]
+    code, _, err = run(capsys, "thresholds", str(tmp_path / "lists.txt"))
+    assert code == 2 and "--num-docs" in err
+
+
+def test_bad_options_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
+    for argv in (["evaluate", "--beta", "0"], ["evaluate", "--zero-division", "0.5"]):
+        with pytest.raises(SystemExit) as exc:
+            main(argv)
+        assert exc.value.code == 2
+    capsys.readouterr()
