@@ -1,0 +1,157 @@
+"""Exact enumeration of every cut combination, for tiny problems and tests.
+
+:func:`brute_force` enumerates in float64 (vectorized; at most ``limit``
+combinations, default 2e6). :func:`brute_force_exact` does the same in exact
+rational arithmetic (:class:`fractions.Fraction`) and serves as the oracle in tests.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from fractions import Fraction
+from typing import Any
+
+import attrs
+import numpy as np
+
+from optimize.points import ClassPoints, as_points
+from optimize.result import ThresholdResult
+from validation._checks import check_beta
+
+__all__ = ["ExactOptimum", "brute_force", "brute_force_exact", "exact_f_of_cuts"]
+
+DEFAULT_LIMIT = 2_000_000
+EXACT_LIMIT = 200_000
+
+
+def _n_combinations(points: ClassPoints) -> int:
+    return math.prod(int(c) for c in points.n_cuts)
+
+
+def _check_size(points: ClassPoints, limit: int) -> None:
+    total = _n_combinations(points)
+    if total > limit:
+        raise ValueError(
+            f"brute force would enumerate {total} cut combinations "
+            f"(product of the per-class cut counts {points.n_cuts.tolist()[:10]}...), "
+            f"more than limit={limit}; use fixed_point for problems this size"
+        )
+
+
+def brute_force(
+    scores: Any = None,
+    labels: Any = None,
+    *,
+    beta: float = 1.0,
+    zero_division: float = 0.0,
+    empty_classes: str = "exclude",
+    points: ClassPoints | None = None,
+    limit: int = DEFAULT_LIMIT,
+) -> ThresholdResult:
+    """The F-macro optimum by trying every combination of cuts (float64).
+
+    Refuses with ``ValueError`` when the number of combinations exceeds ``limit``.
+    Cuts with undefined precision (empty cuts under ``zero_division=nan``) are
+    skipped. Returns ``upper_bound == f`` (exact up to rounding); ties go to the
+    first combination in lexicographic cut order.
+    """
+    b = check_beta(beta)
+    pts = as_points(
+        scores, labels, points, zero_division=zero_division, empty_classes=empty_classes
+    )
+    _check_size(pts, limit)
+    n = pts.n_classes
+    sp = np.zeros(1)
+    sr = np.zeros(1)
+    for j in range(n):
+        sl = pts.class_slice(j)
+        pj = pts.precision[sl]
+        rj = pts.recall[sl]
+        sp = (sp[:, None] + pj[None, :]).ravel()
+        sr = (sr[:, None] + rj[None, :]).ravel()
+    P = sp / n
+    R = sr / n
+    b2 = b * b
+    den = b2 * P + R
+    with np.errstate(divide="ignore", invalid="ignore"):
+        F = np.where(den == 0, 0.0, (1 + b2) * P * R / np.where(den == 0, 1.0, den))
+    F = np.where(np.isnan(F), -np.inf, F)
+    best = int(np.argmax(F))
+    cuts = np.array(np.unravel_index(best, tuple(int(c) for c in pts.n_cuts)), dtype=np.int64)
+    res = ThresholdResult.from_cuts(pts, cuts, beta=b, method="brute_force")
+    return attrs.evolve(res, upper_bound=res.f, gap=0.0)
+
+
+@attrs.frozen
+class ExactOptimum:
+    """The exact optimum: F, P, R as Fractions and the optimal local cuts."""
+
+    f: Fraction
+    precision: Fraction
+    recall: Fraction
+    cuts: tuple[int, ...]
+
+
+def _exact_points(points: ClassPoints) -> list[list[tuple[Fraction, Fraction] | None]]:
+    zd = points.zero_division
+    out: list[list[tuple[Fraction, Fraction] | None]] = []
+    for j in range(points.n_classes):
+        sl = points.class_slice(j)
+        m = int(points.positives[j])
+        row: list[tuple[Fraction, Fraction] | None] = []
+        for tp, fp in zip(points.tp[sl].tolist(), points.fp[sl].tolist(), strict=True):
+            if tp + fp == 0:
+                if math.isnan(zd):
+                    row.append(None)
+                    continue
+                p = Fraction(int(zd))
+            else:
+                p = Fraction(tp, tp + fp)
+            r = Fraction(int(zd)) if m == 0 else Fraction(tp, m)
+            row.append((p, r))
+        out.append(row)
+    return out
+
+
+def _exact_f(p: Fraction, r: Fraction, b2: Fraction) -> Fraction:
+    den = b2 * p + r
+    return Fraction(0) if den == 0 else (1 + b2) * p * r / den
+
+
+def exact_f_of_cuts(points: ClassPoints, cuts: Any, beta: float | Fraction = 1) -> Fraction:
+    """Exact F_beta(P, R) of the given local cuts (``beta`` as a Fraction-able value)."""
+    b2 = Fraction(beta) ** 2
+    table = _exact_points(points)
+    n = points.n_classes
+    chosen = [table[j][int(c)] for j, c in enumerate(np.asarray(cuts).tolist())]
+    if any(x is None for x in chosen):
+        raise ValueError("cuts choose an undefined (empty under zero_division=nan) cut")
+    P = sum((x[0] for x in chosen if x is not None), Fraction(0)) / n
+    R = sum((x[1] for x in chosen if x is not None), Fraction(0)) / n
+    return _exact_f(P, R, b2)
+
+
+def brute_force_exact(
+    points: ClassPoints, beta: float | Fraction = 1, *, limit: int = EXACT_LIMIT
+) -> ExactOptimum:
+    """The exact optimum over all cut combinations in rational arithmetic.
+
+    ``beta`` is converted with ``Fraction(beta)`` (so 0.5 and 2 are exact).
+    """
+    _check_size(points, limit)
+    b2 = Fraction(beta) ** 2
+    if b2 <= 0:
+        raise ValueError(f"beta must be > 0, got {beta!r}")
+    n = points.n_classes
+    table = _exact_points(points)
+    choices = [[(c, x) for c, x in enumerate(row) if x is not None] for row in table]
+    best: ExactOptimum | None = None
+    for combo in itertools.product(*choices):
+        P = sum((x[0] for _, x in combo), Fraction(0)) / n
+        R = sum((x[1] for _, x in combo), Fraction(0)) / n
+        f = _exact_f(P, R, b2)
+        if best is None or f > best.f:
+            best = ExactOptimum(f, P, R, tuple(c for c, _ in combo))
+    assert best is not None
+    return best

@@ -1,0 +1,139 @@
+"""Domain analysis: bounds on the F-macro optimum from support points of D.
+
+D is the set of achievable (P, R) (one cut per class). For a direction phi in
+[0, pi/2] the support point of conv D is the mean of each class's hull vertex
+maximizing cos(phi) p + sin(phi) r; it is achievable (its cuts are returned). With
+``n_angles`` directions:
+
+* lower bound = the best F_beta among the support points (achievable);
+* upper bound = the max of F_beta over the outer polygon cut out by the support
+  lines cos(phi) P + sin(phi) R <= h(phi) (it contains conv D ⊇ D); F is increasing,
+  so the max lies on the polygon's upper-right chain.
+
+``n_angles=None`` gives the exact hull of D by merging all hull-edge angles
+(conv D is the Minkowski average of the class hulls): the lower bound is the best
+hull vertex and the upper bound the max of F over conv D.
+
+Cost: points, one hull pass, one sort of the edge angles, then O(n_angles log H).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from optimize._fbeta import f_beta, segment_max
+from optimize.hull import Sweep, class_hulls, edge_sweep
+from optimize.points import ClassPoints, as_points
+from optimize.result import ThresholdResult
+from validation._checks import check_beta
+
+__all__ = ["domain", "domain_from_sweep"]
+
+
+def domain(
+    scores: Any = None,
+    labels: Any = None,
+    *,
+    beta: float = 1.0,
+    zero_division: float = 0.0,
+    empty_classes: str = "exclude",
+    points: ClassPoints | None = None,
+    n_angles: int | None = 64,
+) -> ThresholdResult:
+    """Domain analysis with ``n_angles`` support directions (or the exact hull).
+
+    Parameters
+    ----------
+    scores, labels, beta, zero_division, empty_classes, points
+        As for :func:`optimize.fixed_point`.
+    n_angles
+        Number of directions, evenly spaced in [0, pi/2] (both ends included),
+        at least 3; ``None`` for the exact hull of D.
+
+    Returns
+    -------
+    ThresholdResult
+        ``method="domain"``: thresholds of the best support point (the lower
+        bound, ``f``), ``upper_bound`` from the outer polygon. ``diagnostics``:
+        ``angles`` (n_angles,), ``support_points`` (n_angles, 2), ``support_f``,
+        ``outer_polygon`` (m, 2) the upper-right chain of the outer polygon (for
+        ``n_angles=None``: the vertices of conv D's upper-right boundary),
+        ``ub_point`` and ``n_angles``.
+    """
+    b = check_beta(beta)
+    if n_angles is not None:
+        if isinstance(n_angles, bool) or not isinstance(n_angles, (int, np.integer)):
+            raise TypeError(f"n_angles must be an int >= 3 or None, got {type(n_angles).__name__}")
+        if n_angles < 3:
+            raise ValueError(f"n_angles must be >= 3 (or None for the exact hull), got {n_angles}")
+    pts = as_points(
+        scores, labels, points, zero_division=zero_division, empty_classes=empty_classes
+    )
+    return domain_from_sweep(edge_sweep(class_hulls(pts)), beta=b, n_angles=n_angles)
+
+
+def _chain_max(
+    poly: NDArray[np.float64], b2: float
+) -> tuple[float, NDArray[np.float64]]:
+    """Max of F_beta over a polygonal chain given by its vertices, and where."""
+    if poly.shape[0] == 1:
+        return float(f_beta(poly[0, 0], poly[0, 1], b2)), poly[0].copy()
+    fs, ts = segment_max(poly[:-1, 0], poly[:-1, 1], poly[1:, 0], poly[1:, 1], b2)
+    i = int(np.argmax(fs))
+    point = poly[i] + ts[i] * (poly[i + 1] - poly[i])
+    return float(fs[i]), point
+
+
+def domain_from_sweep(
+    sweep: Sweep, *, beta: float = 1.0, n_angles: int | None = 64
+) -> ThresholdResult:
+    """:func:`domain` on an already merged edge sweep."""
+    b = check_beta(beta)
+    b2 = b * b
+    pts = sweep.hulls.points
+    if n_angles is None:
+        states = np.concatenate(([0], np.asarray(sweep.group_end))).astype(np.int64)
+        angles = np.concatenate(([0.0], sweep.angle[np.asarray(sweep.group_end) - 1]))
+        support = np.column_stack((sweep.P[states], sweep.R[states]))
+        poly = support
+    else:
+        angles = np.linspace(0.0, math.pi / 2, int(n_angles))
+        states = sweep.state_index(angles, "right").astype(np.int64)
+        support = np.column_stack((sweep.P[states], sweep.R[states]))
+        poly = _outer_chain(angles, support)
+    support_f = f_beta(support[:, 0], support[:, 1], b2)
+    best = int(np.argmax(support_f))
+    cuts = sweep.cuts_at(int(states[best]))
+    ub, ub_point = _chain_max(poly, b2)
+    res = ThresholdResult.from_cuts(pts, cuts, beta=b, method="domain")
+    ub = max(ub, res.f)  # rounding only
+    diag = {
+        "angles": angles,
+        "support_points": support,
+        "support_f": support_f,
+        "outer_polygon": poly,
+        "ub_point": ub_point,
+        "n_angles": -1 if n_angles is None else int(n_angles),
+    }
+    return ThresholdResult.from_cuts(
+        pts, cuts, beta=b, method="domain", upper_bound=ub, diagnostics=diag
+    )
+
+
+def _outer_chain(angles: NDArray[np.float64], support: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Upper-right chain of the polygon {cos(a) P + sin(a) R <= h(a)} ∩ {P, R >= 0}."""
+    c = np.cos(angles)
+    s = np.sin(angles)
+    h = c * support[:, 0] + s * support[:, 1]
+    ci, si, hi = c[:-1], s[:-1], h[:-1]
+    cj, sj, hj = c[1:], s[1:], h[1:]
+    det = ci * sj - si * cj
+    xp = (hi * sj - hj * si) / det
+    xr = (ci * hj - cj * hi) / det
+    start = np.array([[h[0] / c[0], 0.0]])
+    end = np.array([[0.0, h[-1] / s[-1]]])
+    return np.vstack((start, np.column_stack((xp, xr)), end))

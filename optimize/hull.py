@@ -1,0 +1,261 @@
+"""Per-class upper convex hulls in the (p, r) plane and the merged edge sweep.
+
+For a direction ``phi`` in ``[0, pi/2]`` a class's cut maximizing
+``cos(phi) p + sin(phi) r`` is a vertex of the upper-right part of the convex hull of
+its (p, r) points: the chain from the highest-precision point (ties: the larger
+recall) to the highest-recall point (ties: the larger precision). Along the chain r
+increases and p decreases; the edge from vertex i to i+1 has the *edge angle*
+``atan2(p_i - p_{i+1}, r_{i+1} - r_i)`` in ``[0, pi/2)``, the direction at which
+both ends are equally good. Vertex i is optimal for ``phi`` between the angles of
+its two edges.
+
+Collinear points on an edge are kept as vertices: they are achievable points on the
+corresponding edge of conv D and make the edge walk of :func:`fixed_point` finer.
+
+The achievable set D of (P, R) = mean of one point per class has
+``conv D = (1/n) * Minkowski sum of the class hulls``; its upper-right boundary is
+obtained by sorting all edge angles once (:class:`Sweep`).
+
+The hull kernel is numba (first call compiles, then cached on disk); cost is linear
+in the number of cuts.
+"""
+
+from __future__ import annotations
+
+from functools import cached_property
+
+import attrs
+import numba
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from optimize.points import ClassPoints
+
+__all__ = ["ClassHulls", "Sweep", "class_hulls", "edge_sweep"]
+
+
+def _ro(a: NDArray) -> NDArray:
+    a = np.ascontiguousarray(a)
+    a.flags.writeable = False
+    return a
+
+
+@attrs.frozen(eq=False)
+class ClassHulls:
+    """Upper-right hull chains of every kept class (CSR-like, read-only arrays).
+
+    Attributes
+    ----------
+    points : ClassPoints
+    vertex_indptr : ndarray of int64, shape (n_classes + 1,)
+        Class ``j`` owns vertices ``vertex_indptr[j]:vertex_indptr[j + 1]`` (>= 1).
+    vertex_cut : ndarray of int64
+        Local cut index of each vertex (into its class's cuts).
+    vertex_p, vertex_r : ndarray of float64
+        The vertex's precision and recall.
+    edge_angle : ndarray of float64
+        One per consecutive vertex pair; class ``j``'s edges are
+        ``vertex_indptr[j] - j : vertex_indptr[j + 1] - j - 1``; non-decreasing
+        within a class.
+    """
+
+    points: ClassPoints
+    vertex_indptr: NDArray[np.int64] = attrs.field(converter=_ro)
+    vertex_cut: NDArray[np.int64] = attrs.field(converter=_ro)
+    vertex_p: NDArray[np.float64] = attrs.field(converter=_ro)
+    vertex_r: NDArray[np.float64] = attrs.field(converter=_ro)
+    edge_angle: NDArray[np.float64] = attrs.field(converter=_ro)
+
+    @property
+    def n_classes(self) -> int:
+        return self.points.n_classes
+
+    @cached_property
+    def n_vertices(self) -> NDArray[np.int64]:
+        """Number of hull vertices of each class."""
+        return _ro(np.diff(self.vertex_indptr))
+
+    @cached_property
+    def edge_class(self) -> NDArray[np.int64]:
+        """Kept-class index of each edge."""
+        return _ro(np.repeat(np.arange(self.n_classes, dtype=np.int64), self.n_vertices - 1))
+
+    @cached_property
+    def edge_dp(self) -> NDArray[np.float64]:
+        """Change of p along each edge (<= 0)."""
+        return _ro(_edge_diff(self.vertex_p, self.vertex_indptr))
+
+    @cached_property
+    def edge_dr(self) -> NDArray[np.float64]:
+        """Change of r along each edge (> 0)."""
+        return _ro(_edge_diff(self.vertex_r, self.vertex_indptr))
+
+    def first_cuts(self) -> NDArray[np.int64]:
+        """Local cuts of the highest-precision vertex of each class (phi = 0)."""
+        return np.asarray(self.vertex_cut[self.vertex_indptr[:-1]], dtype=np.int64)
+
+
+def _edge_diff(v: NDArray[np.float64], vptr: NDArray[np.int64]) -> NDArray[np.float64]:
+    d = np.diff(v)
+    # drop the differences that straddle two classes
+    drop = vptr[1:-1] - 1
+    return np.delete(d, drop)
+
+
+def class_hulls(points: ClassPoints) -> ClassHulls:
+    """Upper-right hull chain of every kept class of ``points``."""
+    vptr, vcut, vp, vr, ang = _hull_kernel(
+        np.asarray(points.indptr),
+        np.asarray(points.tp),
+        np.asarray(points.precision),
+        np.asarray(points.recall),
+    )
+    return ClassHulls(points, vptr, vcut, vp, vr, ang)
+
+
+@numba.njit(cache=True)
+def _hull_kernel(
+    indptr: NDArray[np.int64],
+    tp: NDArray[np.int64],
+    p: NDArray[np.float64],
+    r: NDArray[np.float64],
+) -> tuple[
+    NDArray[np.int64], NDArray[np.int64], NDArray[np.float64], NDArray[np.float64],
+    NDArray[np.float64],
+]:
+    n = indptr.size - 1
+    total = indptr[n]
+    vptr = np.zeros(n + 1, dtype=np.int64)
+    vcut = np.empty(total, dtype=np.int64)
+    vp = np.empty(total, dtype=np.float64)
+    vr = np.empty(total, dtype=np.float64)
+    ang = np.empty(total, dtype=np.float64)
+    stack = np.empty(total, dtype=np.int64)
+    out = 0
+    na = 0
+    for j in range(n):
+        base = indptr[j]
+        nc = indptr[j + 1] - base
+        top = 0
+        last_tp = -1
+        for c in range(nc):
+            g = base + c
+            if np.isnan(p[g]) or np.isnan(r[g]):
+                continue
+            if last_tp >= 0 and tp[g] == last_tp:
+                continue  # same recall, lower precision
+            last_tp = tp[g]
+            while top >= 2:
+                a = stack[top - 2]
+                b = stack[top - 1]
+                cross = (r[b] - r[a]) * (p[g] - p[a]) - (p[b] - p[a]) * (r[g] - r[a])
+                if cross > 0.0:
+                    top -= 1
+                else:
+                    break
+            stack[top] = g
+            top += 1
+        # start at the last vertex of maximal precision
+        start = 0
+        best = -np.inf
+        for t in range(top):
+            if p[stack[t]] >= best:
+                best = p[stack[t]]
+                start = t
+        prev_angle = 0.0
+        for t in range(start, top):
+            g = stack[t]
+            vcut[out] = g - base
+            vp[out] = p[g]
+            vr[out] = r[g]
+            if t > start:
+                a = np.arctan2(vp[out - 1] - vp[out], vr[out] - vr[out - 1])
+                if a < prev_angle:
+                    a = prev_angle  # keep the chain's angles monotone under rounding
+                ang[na] = a
+                prev_angle = a
+                na += 1
+            out += 1
+        vptr[j + 1] = out
+    return vptr, vcut[:out].copy(), vp[:out].copy(), vr[:out].copy(), ang[:na].copy()
+
+
+@attrs.frozen(eq=False)
+class Sweep:
+    """All hull edges merged by angle: conv D's upper-right boundary.
+
+    ``P[i], R[i]`` is the point of conv D reached after applying the first ``i``
+    sorted edges (``i = 0``: every class at its highest-precision vertex). Equal
+    angles keep class order and, within a class, chain order.
+
+    Attributes
+    ----------
+    hulls : ClassHulls
+    order : ndarray of int64
+        Edge indices sorted by angle (stable).
+    angle : ndarray of float64
+        Sorted edge angles.
+    P, R : ndarray of float64, shape (n_edges + 1,)
+        Cumulative boundary points.
+    """
+
+    hulls: ClassHulls
+    order: NDArray[np.int64] = attrs.field(converter=_ro)
+    angle: NDArray[np.float64] = attrs.field(converter=_ro)
+    P: NDArray[np.float64] = attrs.field(converter=_ro)
+    R: NDArray[np.float64] = attrs.field(converter=_ro)
+
+    @property
+    def n_edges(self) -> int:
+        return int(self.angle.shape[0])
+
+    @cached_property
+    def sorted_class(self) -> NDArray[np.int64]:
+        """Kept-class index of each sorted edge."""
+        return _ro(self.hulls.edge_class[self.order])
+
+    @cached_property
+    def group_end(self) -> NDArray[np.int64]:
+        """State index after each group of equal angles (i.e. group's last edge + 1)."""
+        a = self.angle
+        if a.size == 0:
+            return _ro(np.zeros(0, dtype=np.int64))
+        ends = np.flatnonzero(np.append(a[1:] != a[:-1], True)) + 1
+        return _ro(ends.astype(np.int64))
+
+    def state_index(self, phi: ArrayLike, side: str = "right") -> NDArray[np.int64]:
+        """Number of edges applied at direction ``phi``.
+
+        ``side="right"`` applies edges with angle ``<= phi`` (the highest-recall
+        maximizer at a tie), ``"left"`` those with angle ``< phi``.
+        """
+        if side not in ("right", "left"):
+            raise ValueError(f"side must be 'left' or 'right', got {side!r}")
+        v = np.asarray(phi, dtype=np.float64)
+        if side == "right":
+            return np.asarray(np.searchsorted(self.angle, v, side="right"), dtype=np.int64)
+        return np.asarray(np.searchsorted(self.angle, v, side="left"), dtype=np.int64)
+
+    def cuts_at(self, index: int) -> NDArray[np.int64]:
+        """Local cuts (one per kept class) of the state after ``index`` sorted edges."""
+        h = self.hulls
+        counts = np.bincount(self.sorted_class[: int(index)], minlength=h.n_classes)
+        return np.asarray(h.vertex_cut[h.vertex_indptr[:-1] + counts], dtype=np.int64)
+
+
+def edge_sweep(hulls: ClassHulls) -> Sweep:
+    """Sort every hull edge by angle once and accumulate the boundary points of conv D."""
+    n = hulls.n_classes
+    order = np.argsort(hulls.edge_angle, kind="stable").astype(np.int64)
+    first = hulls.vertex_indptr[:-1]
+    p0 = float(np.sum(hulls.vertex_p[first]) / n)
+    r0 = float(np.sum(hulls.vertex_r[first]) / n)
+    big_p = np.empty(order.size + 1)
+    big_r = np.empty(order.size + 1)
+    big_p[0] = p0
+    big_r[0] = r0
+    np.cumsum(hulls.edge_dp[order] / n, out=big_p[1:])
+    np.cumsum(hulls.edge_dr[order] / n, out=big_r[1:])
+    big_p[1:] += p0
+    big_r[1:] += r0
+    return Sweep(hulls, order, hulls.edge_angle[order], big_p, big_r)

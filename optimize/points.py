@@ -1,0 +1,652 @@
+"""Per-class precision/recall points from rankings.
+
+For every class ``k`` the objects are ranked by decreasing score. A *cut* keeps the
+top of the ranking: cut 0 is the empty cut, then one cut per distinct score (ties are
+grouped, so a cut never splits equal scores), and the *all objects* cut is always
+present. Cut ``j`` predicts an object positive iff its score is ``>= threshold[j]``
+(the empty cut has threshold ``+inf``; the all-objects cut of a truncated sparse list
+has threshold ``-inf``).
+
+For each cut we keep the cumulative counts ``tp`` and ``fp``; precision
+``p = tp / (tp + fp)`` and recall ``r = tp / m_k`` follow, where ``m_k`` is the true
+class size taken from the labels (also when a sparse ranking retrieves only part of
+the class).
+
+The 0/0 convention
+------------------
+The empty cut has ``p = 0/0``: it takes the value ``zero_division`` (0.0 by default,
+1.0, or ``nan``). With ``nan`` the empty cut is *undefined* and the optimizers never
+choose it (every class predicts at least one object).
+
+Classes without positives
+-------------------------
+``m_k = 0`` makes every recall 0/0. Such classes are left out of P and R by default
+(``empty_classes="exclude"``); their thresholds are ``+inf`` (never predicted).
+``empty_classes="include"`` keeps them: their recall is ``zero_division`` at every
+cut (so with the default 0.0 they pull R down and only their precision, 0 at every
+non-empty cut, can be chosen); ``"include"`` together with ``zero_division=nan`` is
+refused because every such class would be undefined.
+
+Cost: building the points is one sort of each class's scores plus two linear passes
+(numba). The first call in a process compiles the kernels (a few seconds); they are
+cached on disk afterwards.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from functools import cached_property
+from typing import Any
+
+import attrs
+import numba
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from validation._checks import check_zero_division, is_sparse
+
+__all__ = ["ClassPoints", "as_points", "class_points"]
+
+_EMPTY_CLASS_CHOICES = ("exclude", "include")
+
+
+def _readonly(arr: Any, dtype: Any) -> NDArray[Any]:
+    out = np.array(arr, dtype=dtype, copy=True)
+    out.flags.writeable = False
+    return out
+
+
+def _ro_int(arr: Any) -> NDArray[np.int64]:
+    return _readonly(arr, np.int64)
+
+
+def _ro_float(arr: Any) -> NDArray[np.float64]:
+    return _readonly(arr, np.float64)
+
+
+@attrs.frozen(eq=False)
+class ClassPoints:
+    """Cumulative counts of every cut of every kept class, in a CSR-like layout.
+
+    Class ``j`` (``0 <= j < n_classes``, the *kept* classes) owns the cuts
+    ``indptr[j]:indptr[j + 1]``; cut 0 of each class is the empty cut and the last
+    cut takes every object. All arrays are read-only.
+
+    Attributes
+    ----------
+    indptr : ndarray of int64, shape (n_classes + 1,)
+        Offsets of each class's cuts.
+    tp, fp : ndarray of int64, shape (n_cuts_total,)
+        Cumulative true and false positives of each cut.
+    threshold : ndarray of float64, shape (n_cuts_total,)
+        Predict positive iff ``score >= threshold``; ``+inf`` for the empty cut,
+        ``-inf`` for the all-objects cut of a truncated list.
+    positives : ndarray of int64, shape (n_classes,)
+        True class sizes ``m_k`` (from the labels, even for truncated lists).
+    class_index : ndarray of int64, shape (n_classes,)
+        Original column of each kept class.
+    n_objects : int
+        Number of objects N.
+    n_columns : int
+        Number of columns (classes) of the input, kept or not.
+    zero_division : float
+        Precision of the empty cut (and recall of included empty classes).
+    """
+
+    indptr: NDArray[np.int64] = attrs.field(converter=_ro_int)
+    tp: NDArray[np.int64] = attrs.field(converter=_ro_int)
+    fp: NDArray[np.int64] = attrs.field(converter=_ro_int)
+    threshold: NDArray[np.float64] = attrs.field(converter=_ro_float)
+    positives: NDArray[np.int64] = attrs.field(converter=_ro_int)
+    class_index: NDArray[np.int64] = attrs.field(converter=_ro_int)
+    n_objects: int = attrs.field(converter=int)
+    n_columns: int = attrs.field(converter=int)
+    zero_division: float = attrs.field(converter=float, default=0.0)
+
+    @property
+    def n_classes(self) -> int:
+        """Number of kept classes n (the classes averaged in P and R)."""
+        return int(self.positives.shape[0])
+
+    @cached_property
+    def n_cuts(self) -> NDArray[np.int64]:
+        """Number of cuts of each kept class."""
+        out = np.diff(self.indptr)
+        out.flags.writeable = False
+        return out
+
+    @cached_property
+    def precision(self) -> NDArray[np.float64]:
+        """p = tp / (tp + fp) per cut; the empty cut gets ``zero_division``."""
+        den = self.tp + self.fp
+        with np.errstate(divide="ignore", invalid="ignore"):
+            out = np.where(den == 0, self.zero_division, self.tp / np.maximum(den, 1))
+        out = out.astype(np.float64)
+        out.flags.writeable = False
+        return out
+
+    @cached_property
+    def recall(self) -> NDArray[np.float64]:
+        """r = tp / m_k per cut; classes with m_k = 0 get ``zero_division``."""
+        m = np.repeat(self.positives, self.n_cuts)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            out = np.where(m == 0, self.zero_division, self.tp / np.maximum(m, 1))
+        out = out.astype(np.float64)
+        out.flags.writeable = False
+        return out
+
+    def class_slice(self, j: int) -> slice:
+        """Slice of the cut arrays owned by kept class ``j``."""
+        return slice(int(self.indptr[j]), int(self.indptr[j + 1]))
+
+    def thresholds_for(self, cuts: ArrayLike) -> NDArray[np.float64]:
+        """Score thresholds per ORIGINAL column for local cut indices of kept classes.
+
+        Columns that are not kept get ``+inf`` (never predicted).
+        """
+        cuts_arr = check_cuts(self, cuts)
+        out = np.full(self.n_columns, np.inf)
+        out[self.class_index] = self.threshold[self.indptr[:-1] + cuts_arr]
+        return out
+
+    @classmethod
+    def from_ranked_lists(
+        cls,
+        lists: Sequence[ArrayLike],
+        class_sizes: ArrayLike,
+        n_objects: int,
+        *,
+        zero_division: float = 0.0,
+        empty_classes: str = "exclude",
+    ) -> ClassPoints:
+        """Points from per-class ranked 0/1 lists (the reference text format).
+
+        Parameters
+        ----------
+        lists
+            One sequence of 0/1 labels per class, best-ranked object first. A list
+            may be truncated (shorter than ``n_objects``).
+        class_sizes
+            True number of positives ``m_k`` of each class.
+        n_objects
+            Number of objects N.
+
+        Notes
+        -----
+        Scores are unknown here, so every position is its own cut (no ties). The
+        thresholds use the implied score ``-rank`` (rank 0 = best): cut ``j`` has
+        threshold ``-(j - 1)``, i.e. "predict the top ``j``"; the all-objects cut of a
+        truncated list has ``-inf``.
+        """
+        arrays = [np.asarray(x).reshape(-1) for x in lists]
+        lengths = np.fromiter((a.size for a in arrays), dtype=np.int64, count=len(arrays))
+        flat = np.concatenate(arrays) if arrays else np.zeros(0)
+        indptr = np.zeros(len(arrays) + 1, dtype=np.int64)
+        np.cumsum(lengths, out=indptr[1:])
+        return cls.from_ranked_arrays(
+            flat,
+            indptr,
+            class_sizes,
+            n_objects,
+            zero_division=zero_division,
+            empty_classes=empty_classes,
+        )
+
+    @classmethod
+    def from_ranked_arrays(
+        cls,
+        labels: ArrayLike,
+        indptr: ArrayLike,
+        class_sizes: ArrayLike,
+        n_objects: int,
+        *,
+        zero_division: float = 0.0,
+        empty_classes: str = "exclude",
+    ) -> ClassPoints:
+        """Like :meth:`from_ranked_lists` with the lists concatenated in ``labels``.
+
+        Class ``k`` owns ``labels[indptr[k]:indptr[k + 1]]``.
+        """
+        zd = check_zero_division(zero_division)
+        _check_empty_classes(empty_classes, zd)
+        flat = np.asarray(labels)
+        if flat.ndim != 1:
+            raise ValueError(f"labels must be 1-dimensional, got shape {flat.shape}")
+        flat = _as_01(flat, "lists")
+        ptr = np.asarray(indptr, dtype=np.int64)
+        sizes = np.asarray(class_sizes, dtype=np.int64).reshape(-1)
+        n = ptr.size - 1
+        if n < 1:
+            raise ValueError("lists is empty; at least one class is needed")
+        if sizes.size != n:
+            raise ValueError(f"class_sizes must have one entry per class ({n}), got {sizes.size}")
+        if isinstance(n_objects, bool) or int(n_objects) != n_objects or n_objects < 1:
+            raise ValueError(f"n_objects must be a positive integer, got {n_objects!r}")
+        big_n = int(n_objects)
+        lengths = np.diff(ptr)
+        if (lengths < 0).any() or ptr[0] != 0 or ptr[-1] != flat.size:
+            raise ValueError("indptr must be non-decreasing from 0 to len(labels)")
+        csum = np.concatenate(([0], np.cumsum(flat, dtype=np.int64)))
+        pos_in_list = csum[ptr[1:]] - csum[ptr[:-1]]
+        _check_ranked(lengths, pos_in_list, sizes, big_n)
+        keep = _kept(sizes, empty_classes)
+        cols = np.flatnonzero(keep).astype(np.int64)
+        out_ptr, tp, fp, thr = _ranked_cuts(flat, ptr, sizes, cols, big_n)
+        return cls(out_ptr, tp, fp, thr, sizes[cols], cols, big_n, n, zd)
+
+
+def _check_ranked(
+    lengths: NDArray[np.int64], pos: NDArray[np.int64], sizes: NDArray[np.int64], n: int
+) -> None:
+    if (sizes < 0).any():
+        raise ValueError("class_sizes must be >= 0")
+    bad = np.flatnonzero((sizes > n) | (lengths > n))
+    if bad.size:
+        raise ValueError(
+            f"class {int(bad[0])}: list length {int(lengths[bad[0]])} or class size "
+            f"{int(sizes[bad[0]])} exceeds n_objects={n}"
+        )
+    bad = np.flatnonzero(pos > sizes)
+    if bad.size:
+        raise ValueError(
+            f"class {int(bad[0])}: its list holds {int(pos[bad[0]])} positives but "
+            f"class_sizes says {int(sizes[bad[0]])}"
+        )
+    bad = np.flatnonzero(lengths - pos > n - sizes)
+    if bad.size:
+        raise ValueError(
+            f"class {int(bad[0])}: its list holds {int(lengths[bad[0]] - pos[bad[0]])} "
+            f"negatives but only n_objects - class_size = {int(n - sizes[bad[0]])} exist"
+        )
+
+
+def _check_empty_classes(empty_classes: str, zd: float) -> None:
+    if empty_classes not in _EMPTY_CLASS_CHOICES:
+        raise ValueError(f"empty_classes must be 'exclude' or 'include', got {empty_classes!r}")
+    if empty_classes == "include" and math.isnan(zd):
+        raise ValueError(
+            "empty_classes='include' needs zero_division 0.0 or 1.0 (with nan every class "
+            "without positives would be undefined); use empty_classes='exclude'"
+        )
+
+
+def _kept(sizes: NDArray[np.int64], empty_classes: str) -> NDArray[np.bool_]:
+    keep = sizes > 0 if empty_classes == "exclude" else np.ones(sizes.size, dtype=bool)
+    if not keep.any():
+        raise ValueError("labels has no class with a positive example; nothing to optimize")
+    return keep
+
+
+def check_cuts(points: ClassPoints, cuts: ArrayLike) -> NDArray[np.int64]:
+    """Validate local cut indices (one per kept class) and return them as int64."""
+    arr = np.asarray(cuts)
+    if arr.shape != (points.n_classes,):
+        raise ValueError(
+            f"cuts must have one entry per kept class, shape ({points.n_classes},), "
+            f"got {arr.shape}"
+        )
+    if arr.size and not np.issubdtype(arr.dtype, np.integer):
+        raise TypeError(f"cuts must be integers, got dtype {arr.dtype}")
+    out = arr.astype(np.int64)
+    if ((out < 0) | (out >= points.n_cuts)).any():
+        raise ValueError("cuts has an index outside its class's range 0..n_cuts-1")
+    return out
+
+
+# --------------------------------------------------------------------------- inputs
+
+
+def _as_01(x: Any, name: str) -> NDArray[np.uint8]:
+    arr = np.asarray(x)
+    if arr.dtype == np.bool_:
+        return arr.astype(np.uint8)
+    if not (np.issubdtype(arr.dtype, np.integer) or np.issubdtype(arr.dtype, np.floating)):
+        raise TypeError(f"{name} must be a 0/1 indicator, got dtype {arr.dtype}")
+    ok = (arr == 0) | (arr == 1)
+    if not ok.all():
+        bad = arr[~ok].reshape(-1)[0]
+        raise ValueError(f"{name} must hold only 0 and 1, found {bad!r}")
+    return arr.astype(np.uint8)
+
+
+def _sparse_scores(scores: Any) -> Any:
+    csc = scores.tocsc(copy=True)
+    csc.sum_duplicates()
+    csc.sort_indices()
+    data = np.asarray(csc.data, dtype=np.float64)
+    if not np.isfinite(data).all():
+        bad = int(data.size - np.count_nonzero(np.isfinite(data)))
+        raise ValueError(f"scores contains {bad} NaN or infinite value(s)")
+    return csc
+
+
+def _sparse_labels(labels: Any) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    if is_sparse(labels):
+        csc = labels.tocsc(copy=True)
+        csc.sum_duplicates()
+        data = np.asarray(csc.data)
+        _as_01(data, "labels")
+        csc.eliminate_zeros()
+        csc.sort_indices()
+        return np.asarray(csc.indptr, dtype=np.int64), np.asarray(csc.indices, dtype=np.int64)
+    dense = _as_01(labels, "labels")
+    cols, rows = np.nonzero(dense.T)
+    indptr = np.zeros(dense.shape[1] + 1, dtype=np.int64)
+    np.cumsum(np.bincount(cols, minlength=dense.shape[1]), out=indptr[1:])
+    return indptr, rows.astype(np.int64)
+
+
+def _shape(x: Any, name: str) -> tuple[int, int]:
+    shape = getattr(x, "shape", None)
+    if shape is None:
+        shape = np.shape(x)
+    if len(shape) != 2:
+        raise ValueError(f"{name} must be 2-dimensional (n_objects, n_classes), got shape {shape}")
+    return int(shape[0]), int(shape[1])
+
+
+def class_points(
+    scores: Any,
+    labels: Any,
+    *,
+    zero_division: float = 0.0,
+    empty_classes: str = "exclude",
+) -> ClassPoints:
+    """Per-class precision/recall points of every cut of every class's ranking.
+
+    Parameters
+    ----------
+    scores
+        Dense ``(N, n)`` float array, or a scipy sparse matrix holding only the
+        retrieved entries (a missing entry ranks below every retrieved score of its
+        class). NaN/inf are refused. Only the order within a column matters.
+    labels
+        ``(N, n)`` 0/1 indicator, dense or scipy sparse.
+    zero_division
+        Precision of the empty cut: 0.0 (default), 1.0 or nan (empty cut unusable).
+    empty_classes
+        ``"exclude"`` (default) drops classes without positives; ``"include"`` keeps
+        them with recall ``zero_division``.
+
+    Returns
+    -------
+    ClassPoints
+    """
+    zd = check_zero_division(zero_division)
+    _check_empty_classes(empty_classes, zd)
+    s_shape = _shape(scores, "scores")
+    l_shape = _shape(labels, "labels")
+    if s_shape != l_shape:
+        raise ValueError(
+            f"scores and labels must have the same shape, got scores {s_shape} and "
+            f"labels {l_shape}"
+        )
+    n_obj, n_cls = s_shape
+    if n_obj == 0 or n_cls == 0:
+        raise ValueError(f"scores is empty (shape {s_shape}); at least one object and class")
+    if is_sparse(scores):
+        s = _sparse_scores(scores)
+        l_ptr, l_rows = _sparse_labels(labels)
+        sizes = np.diff(l_ptr)
+        cols = np.flatnonzero(_kept(sizes, empty_classes)).astype(np.int64)
+        indptr, tp, fp, thr = _csc_cuts(
+            np.asarray(s.indptr, dtype=np.int64),
+            np.asarray(s.indices, dtype=np.int64),
+            np.ascontiguousarray(s.data, dtype=np.float64),
+            l_ptr,
+            l_rows,
+            cols,
+            n_obj,
+        )
+    else:
+        if is_sparse(labels):
+            labels = labels.toarray()
+        s_arr = np.asarray(scores, dtype=np.float64)
+        if not np.isfinite(s_arr).all():
+            bad = int(s_arr.size - np.count_nonzero(np.isfinite(s_arr)))
+            raise ValueError(f"scores contains {bad} NaN or infinite value(s)")
+        y = np.ascontiguousarray(_as_01(labels, "labels"))
+        s_arr = np.ascontiguousarray(s_arr)
+        sizes = y.sum(axis=0, dtype=np.int64)
+        cols = np.flatnonzero(_kept(sizes, empty_classes)).astype(np.int64)
+        pos_ptr, pos_vals = _positive_scores(s_arr, y, sizes, cols)
+        sorted_s = np.sort(s_arr, axis=0)
+        indptr, tp, fp, thr = _dense_cuts(sorted_s, pos_ptr, pos_vals, cols)
+    return ClassPoints(indptr, tp, fp, thr, sizes[cols], cols, n_obj, n_cls, zd)
+
+
+def as_points(
+    scores: Any,
+    labels: Any,
+    points: ClassPoints | None,
+    *,
+    zero_division: float = 0.0,
+    empty_classes: str = "exclude",
+) -> ClassPoints:
+    """Return ``points`` if given (then scores/labels must be None), else build them."""
+    if points is not None:
+        if not isinstance(points, ClassPoints):
+            raise TypeError(f"points must be a ClassPoints, got {type(points).__name__}")
+        if scores is not None or labels is not None:
+            raise ValueError("pass either scores and labels, or points=, not both")
+        zd = check_zero_division(zero_division)
+        same = (math.isnan(zd) and math.isnan(points.zero_division)) or zd == points.zero_division
+        if not same:
+            raise ValueError(
+                f"zero_division={zero_division!r} differs from the points' "
+                f"zero_division={points.zero_division!r}; build the points with it"
+            )
+        return points
+    if scores is None or labels is None:
+        raise TypeError("scores and labels are required when points= is not given")
+    return class_points(scores, labels, zero_division=zero_division, empty_classes=empty_classes)
+
+
+# --------------------------------------------------------------------------- kernels
+
+
+@numba.njit(cache=True)
+def _positive_scores(
+    s: NDArray[np.float64], y: NDArray[np.uint8], sizes: NDArray[np.int64], cols: NDArray[np.int64]
+) -> tuple[NDArray[np.int64], NDArray[np.float64]]:
+    """Scores of the positives of each kept column, sorted decreasingly per column."""
+    n_obj, n_cls = s.shape
+    slot = np.full(n_cls, -1, dtype=np.int64)
+    ptr = np.zeros(cols.size + 1, dtype=np.int64)
+    for j in range(cols.size):
+        slot[cols[j]] = j
+        ptr[j + 1] = ptr[j] + sizes[cols[j]]
+    vals = np.empty(ptr[-1], dtype=np.float64)
+    fill = ptr[:-1].copy()
+    for i in range(n_obj):
+        for k in range(n_cls):
+            if y[i, k] != 0:
+                j = slot[k]
+                if j >= 0:
+                    vals[fill[j]] = s[i, k]
+                    fill[j] += 1
+    for j in range(cols.size):
+        seg = np.sort(vals[ptr[j] : ptr[j + 1]])
+        m = seg.size
+        for t in range(m):
+            vals[ptr[j] + t] = seg[m - 1 - t]
+    return ptr, vals
+
+
+@numba.njit(cache=True)
+def _dense_cuts(
+    sorted_s: NDArray[np.float64],
+    pos_ptr: NDArray[np.int64],
+    pos_vals: NDArray[np.float64],
+    cols: NDArray[np.int64],
+) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64], NDArray[np.float64]]:
+    """Cuts of each kept column of a column-wise ascending score matrix.
+
+    Works on blocks of columns so that the row-major walk touches few output streams.
+    """
+    n_obj = sorted_s.shape[0]
+    nk = cols.size
+    block = 16
+    counts = np.ones(nk, dtype=np.int64)  # the empty cut
+    for j0 in range(0, nk, block):
+        j1 = min(nk, j0 + block)
+        for j in range(j0, j1):
+            counts[j] += 1  # row 0 always ends a group
+        for i in range(1, n_obj):
+            for j in range(j0, j1):
+                k = cols[j]
+                if sorted_s[i - 1, k] != sorted_s[i, k]:
+                    counts[j] += 1
+    indptr = np.zeros(nk + 1, dtype=np.int64)
+    for j in range(nk):
+        indptr[j + 1] = indptr[j] + counts[j]
+    total = indptr[nk]
+    tp = np.empty(total, dtype=np.int64)
+    fp = np.empty(total, dtype=np.int64)
+    thr = np.empty(total, dtype=np.float64)
+    fill = np.empty(nk, dtype=np.int64)
+    ptr = np.zeros(nk, dtype=np.int64)
+    for j in range(nk):
+        thr[indptr[j]] = np.inf
+        tp[indptr[j]] = 0
+        fp[indptr[j]] = 0
+        fill[j] = indptr[j] + 1
+    # walk rows from the highest score down; a group ends at row i when the next
+    # (lower) row differs
+    for j0 in range(0, nk, block):
+        j1 = min(nk, j0 + block)
+        for i in range(n_obj - 1, -1, -1):
+            taken = n_obj - i
+            for j in range(j0, j1):
+                k = cols[j]
+                v = sorted_s[i, k]
+                if i == 0 or sorted_s[i - 1, k] != v:
+                    q = ptr[j]
+                    end = pos_ptr[j + 1] - pos_ptr[j]
+                    base = pos_ptr[j]
+                    while q < end and pos_vals[base + q] >= v:
+                        q += 1
+                    ptr[j] = q
+                    c = fill[j]
+                    tp[c] = q
+                    fp[c] = taken - q
+                    thr[c] = v
+                    fill[j] = c + 1
+    return indptr, tp, fp, thr
+
+
+@numba.njit(cache=True)
+def _csc_cuts(
+    s_ptr: NDArray[np.int64],
+    s_rows: NDArray[np.int64],
+    s_vals: NDArray[np.float64],
+    l_ptr: NDArray[np.int64],
+    l_rows: NDArray[np.int64],
+    cols: NDArray[np.int64],
+    n_obj: int,
+) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64], NDArray[np.float64]]:
+    """Cuts of each kept column of a CSC score matrix holding retrieved entries only."""
+    nk = cols.size
+    counts = np.empty(nk, dtype=np.int64)
+    # upper bound: empty cut + one per entry + the all-objects cut
+    bound = np.zeros(nk + 1, dtype=np.int64)
+    for j in range(nk):
+        k = cols[j]
+        bound[j + 1] = bound[j] + (s_ptr[k + 1] - s_ptr[k]) + 2
+    tp = np.zeros(bound[nk], dtype=np.int64)
+    fp = np.zeros(bound[nk], dtype=np.int64)
+    thr = np.empty(bound[nk], dtype=np.float64)
+    for j in range(nk):
+        k = cols[j]
+        a0, a1 = s_ptr[k], s_ptr[k + 1]
+        b0, b1 = l_ptr[k], l_ptr[k + 1]
+        m = b1 - b0
+        # scores of retrieved positives: merge the two sorted row lists
+        pos = np.empty(min(m, a1 - a0), dtype=np.float64)
+        npos = 0
+        ia, ib = a0, b0
+        while ia < a1 and ib < b1:
+            if s_rows[ia] == l_rows[ib]:
+                pos[npos] = s_vals[ia]
+                npos += 1
+                ia += 1
+                ib += 1
+            elif s_rows[ia] < l_rows[ib]:
+                ia += 1
+            else:
+                ib += 1
+        pos_sorted = np.sort(pos[:npos])
+        vals = np.sort(s_vals[a0:a1])
+        c = bound[j]
+        thr[c] = np.inf
+        c += 1
+        q = 0  # retrieved positives with score >= current value
+        nv = vals.size
+        for t in range(nv - 1, -1, -1):
+            v = vals[t]
+            if t == 0 or vals[t - 1] != v:
+                while q < npos and pos_sorted[npos - 1 - q] >= v:
+                    q += 1
+                tp[c] = q
+                fp[c] = (nv - t) - q
+                thr[c] = v
+                c += 1
+        if nv < n_obj:
+            tp[c] = m
+            fp[c] = n_obj - m
+            thr[c] = -np.inf
+            c += 1
+        counts[j] = c - bound[j]
+    indptr = np.zeros(nk + 1, dtype=np.int64)
+    for j in range(nk):
+        indptr[j + 1] = indptr[j] + counts[j]
+    out_tp = np.empty(indptr[nk], dtype=np.int64)
+    out_fp = np.empty(indptr[nk], dtype=np.int64)
+    out_thr = np.empty(indptr[nk], dtype=np.float64)
+    for j in range(nk):
+        for t in range(counts[j]):
+            out_tp[indptr[j] + t] = tp[bound[j] + t]
+            out_fp[indptr[j] + t] = fp[bound[j] + t]
+            out_thr[indptr[j] + t] = thr[bound[j] + t]
+    return indptr, out_tp, out_fp, out_thr
+
+
+@numba.njit(cache=True)
+def _ranked_cuts(
+    flat: NDArray[np.uint8],
+    ptr: NDArray[np.int64],
+    sizes: NDArray[np.int64],
+    cols: NDArray[np.int64],
+    n_obj: int,
+) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64], NDArray[np.float64]]:
+    """Cuts of pre-ranked 0/1 lists: every position is its own cut."""
+    nk = cols.size
+    indptr = np.zeros(nk + 1, dtype=np.int64)
+    for j in range(nk):
+        k = cols[j]
+        length = ptr[k + 1] - ptr[k]
+        indptr[j + 1] = indptr[j] + length + 1 + (1 if length < n_obj else 0)
+    tp = np.zeros(indptr[nk], dtype=np.int64)
+    fp = np.zeros(indptr[nk], dtype=np.int64)
+    thr = np.empty(indptr[nk], dtype=np.float64)
+    for j in range(nk):
+        k = cols[j]
+        c = indptr[j]
+        thr[c] = np.inf
+        a, b = 0, 0
+        length = ptr[k + 1] - ptr[k]
+        for t in range(length):
+            if flat[ptr[k] + t] != 0:
+                a += 1
+            else:
+                b += 1
+            tp[c + 1 + t] = a
+            fp[c + 1 + t] = b
+            thr[c + 1 + t] = 0.0 - t
+        if length < n_obj:
+            e = c + 1 + length
+            tp[e] = sizes[k]
+            fp[e] = n_obj - sizes[k]
+            thr[e] = -np.inf
+    return indptr, tp, fp, thr

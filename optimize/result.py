@@ -1,0 +1,167 @@
+"""The frozen result every threshold-search method returns."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import Any
+
+import attrs
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from optimize.points import ClassPoints, check_cuts
+from validation._checks import check_beta, is_sparse
+from validation.measures import f_beta_from_pr
+
+__all__ = ["ThresholdResult", "evaluate_cuts", "freeze_mapping", "macro_pr"]
+
+
+def _ro(arr: Any, dtype: Any) -> NDArray[Any]:
+    out = np.array(arr, dtype=dtype, copy=True)
+    out.flags.writeable = False
+    return out
+
+
+def _ro_float(arr: Any) -> NDArray[np.float64]:
+    return _ro(arr, np.float64)
+
+
+def _ro_int(arr: Any) -> NDArray[np.int64]:
+    return _ro(arr, np.int64)
+
+
+def _freeze_value(value: Any) -> Any:
+    if isinstance(value, np.ndarray):
+        out = value.copy()
+        out.flags.writeable = False
+        return out
+    if isinstance(value, Mapping):
+        return freeze_mapping(value)
+    return value
+
+
+def freeze_mapping(values: Mapping[str, Any] | None) -> Mapping[str, Any]:
+    """A read-only mapping whose numpy arrays are read-only copies."""
+    if values is None:
+        return MappingProxyType({})
+    return MappingProxyType({str(k): _freeze_value(v) for k, v in values.items()})
+
+
+def macro_pr(points: ClassPoints, cuts: ArrayLike) -> tuple[float, float]:
+    """Macro precision P and macro recall R of local ``cuts`` (one per kept class)."""
+    cuts_arr = check_cuts(points, cuts)
+    idx = points.indptr[:-1] + cuts_arr
+    n = points.n_classes
+    return float(np.sum(points.precision[idx]) / n), float(np.sum(points.recall[idx]) / n)
+
+
+def evaluate_cuts(
+    points: ClassPoints, cuts: ArrayLike, beta: float = 1.0
+) -> tuple[float, float, float]:
+    """(P, R, F_beta(P, R)) of local ``cuts``.
+
+    P and R are plain means over the kept classes; a NaN precision (empty cut under
+    ``zero_division=nan``) makes P and F NaN.
+    """
+    b = check_beta(beta)
+    p, r = macro_pr(points, cuts)
+    return p, r, float(f_beta_from_pr(p, r, b))
+
+
+@attrs.frozen(eq=False)
+class ThresholdResult:
+    """Thresholds found by one method, with their F-macro and (maybe) a certificate.
+
+    Attributes
+    ----------
+    thresholds : ndarray of float64, shape (n_columns,)
+        One per ORIGINAL class column, in score space: predict positive iff
+        ``score >= threshold``. Columns excluded from the optimization (no positives)
+        get ``+inf`` (never predicted); ``-inf`` predicts every object.
+    cuts : ndarray of int64, shape (n_classes,)
+        Chosen cut of each kept class (index into that class's cuts).
+    precision, recall, f : float
+        Macro precision P, macro recall R and F_beta(P, R) on the data searched.
+    upper_bound : float
+        A proven upper bound on the best F-macro any thresholds reach on these
+        rankings (``nan`` when the method has none).
+    gap : float
+        ``upper_bound - f`` (``nan`` without a bound).
+    method : str
+    beta : float
+    zero_division : float
+    diagnostics : Mapping
+        Read-only method-specific extras (arrays are read-only).
+    """
+
+    thresholds: NDArray[np.float64] = attrs.field(converter=_ro_float)
+    cuts: NDArray[np.int64] = attrs.field(converter=_ro_int)
+    precision: float = attrs.field(converter=float)
+    recall: float = attrs.field(converter=float)
+    f: float = attrs.field(converter=float)
+    upper_bound: float = attrs.field(converter=float)
+    gap: float = attrs.field(converter=float)
+    method: str = attrs.field(converter=str)
+    beta: float = attrs.field(converter=float)
+    zero_division: float = attrs.field(converter=float)
+    diagnostics: Mapping[str, Any] = attrs.field(converter=freeze_mapping, factory=dict)
+
+    @classmethod
+    def from_cuts(
+        cls,
+        points: ClassPoints,
+        cuts: ArrayLike,
+        *,
+        beta: float,
+        method: str,
+        upper_bound: float = math.nan,
+        diagnostics: Mapping[str, Any] | None = None,
+    ) -> ThresholdResult:
+        """Build a result from local cuts: thresholds, P, R and F are derived."""
+        cuts_arr = check_cuts(points, cuts)
+        p, r, f = evaluate_cuts(points, cuts_arr, beta)
+        ub = float(upper_bound)
+        return cls(
+            thresholds=points.thresholds_for(cuts_arr),
+            cuts=cuts_arr,
+            precision=p,
+            recall=r,
+            f=f,
+            upper_bound=ub,
+            gap=ub - f if not math.isnan(ub) else math.nan,
+            method=method,
+            beta=check_beta(beta),
+            zero_division=points.zero_division,
+            diagnostics=diagnostics if diagnostics is not None else {},
+        )
+
+    def apply(self, scores: Any) -> NDArray[np.bool_]:
+        """Predictions for new scores: dense bool ``(N, n_columns)``.
+
+        ``scores`` is dense or scipy sparse; a missing sparse entry is below every
+        threshold except ``-inf`` (so it is predicted only by an all-objects cut).
+        """
+        n_cols = self.thresholds.shape[0]
+        shape = getattr(scores, "shape", None) if is_sparse(scores) else np.shape(scores)
+        if shape is None or len(shape) != 2 or shape[1] != n_cols:
+            raise ValueError(
+                f"scores must have shape (n_objects, {n_cols}), got {shape}"
+            )
+        if is_sparse(scores):
+            csr = scores.tocsr(copy=True)
+            csr.sum_duplicates()
+            data = np.asarray(csr.data, dtype=np.float64)
+            if not np.isfinite(data).all():
+                raise ValueError("scores contains NaN or infinite value(s)")
+            out = np.zeros(shape, dtype=bool)
+            out[:, np.isneginf(self.thresholds)] = True
+            coo = csr.tocoo()
+            hit = data >= self.thresholds[coo.col] if coo.nnz else np.zeros(0, dtype=bool)
+            out[coo.row[hit], coo.col[hit]] = True
+            return out
+        arr = np.asarray(scores, dtype=np.float64)
+        if not np.isfinite(arr).all():
+            raise ValueError("scores contains NaN or infinite value(s)")
+        return arr >= self.thresholds[None, :]
