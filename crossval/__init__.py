@@ -1,3 +1,41 @@
-"""fmacro.crossval: seeded splitters and the cross-validation runner."""
+"""fmacro.crossval: seeded splitters and the cross-validation runner.
 
-__all__: list[str] = []
+Splitters (frozen, seeded, usable as ``cv=`` in scikit-learn): :class:`OneFold`,
+:class:`KFold`, :class:`StratifiedKFold`, :class:`LeaveOneOut`, :class:`RepeatedKFold`,
+:class:`GroupKFold`, :class:`MultilabelStratifiedKFold`. Each yields
+``(train, validation)`` index pairs from ``split`` and :class:`Fold` values from ``folds``.
+
+:func:`cross_validate` trains once per fold and returns a :class:`CrossValidation` with
+the pooled validation (counts summed) and the fold-averaged score, labelled as such.
+"""
+
+from crossval.fold import Fold, take_rows
+from crossval.multilabel import MultilabelStratifiedKFold, label_structure
+from crossval.runner import CrossValidation, FoldResult, cross_validate, vectorized
+from crossval.splitters import (
+    GroupKFold,
+    KFold,
+    LeaveOneOut,
+    OneFold,
+    RepeatedKFold,
+    StratificationWarning,
+    StratifiedKFold,
+)
+
+__all__ = [
+    "CrossValidation",
+    "Fold",
+    "FoldResult",
+    "GroupKFold",
+    "KFold",
+    "LeaveOneOut",
+    "MultilabelStratifiedKFold",
+    "OneFold",
+    "RepeatedKFold",
+    "StratificationWarning",
+    "StratifiedKFold",
+    "cross_validate",
+    "label_structure",
+    "take_rows",
+    "vectorized",
+]
