@@ -21,6 +21,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from crossval.fold import Fold
+from validation.progress import Progress
 from validation import BinFValidation, MultiFValidation, MultiLabelFValidation, Validation
 from validation._checks import check_same_length, is_sparse
 
@@ -394,6 +395,7 @@ def cross_validate(
     validation: ValidationKind | MakeValidation | None = None,
     groups: Any = None,
     map: MapFunction = builtins.map,
+    progress: bool = True,
 ) -> CrossValidation[Any]:
     """Train and validate a model on every fold of ``splitter``.
 
@@ -430,6 +432,8 @@ def cross_validate(
         module-level function; use ``mp_context=multiprocessing.get_context("spawn")``
         once scikit-learn or another OpenMP user has started threads, since forking
         such a process aborts), or dask's ``Client.map`` followed by gathering.
+    progress
+        Show a progress bar of finished folds on stderr (only when it is a terminal).
 
     Returns
     -------
@@ -457,7 +461,13 @@ def cross_validate(
     folds = _folds_of(splitter, X, y, groups)
     if not folds:
         raise ValueError(f"splitter {splitter!r} produced no folds")
-    results = list(map(_FoldJob(fit, X, y, make_validation), folds))
+    results = []
+    # The bar counts finished folds as map yields them (in order, also for parallel maps);
+    # it is silent when stderr is not a terminal.
+    with Progress(len(folds), "cross-validation", enabled=progress) as bar:
+        for result in map(_FoldJob(fit, X, y, make_validation), folds):
+            results.append(result)
+            bar.advance()
     if len(results) != len(folds):
         raise ValueError(f"map returned {len(results)} results for {len(folds)} folds")
     return CrossValidation(
