@@ -21,9 +21,9 @@ import numpy as np
 from numpy.typing import NDArray
 
 from crossval.fold import Fold
-from validation.progress import Progress
 from validation import BinFValidation, MultiFValidation, MultiLabelFValidation, Validation
 from validation._checks import check_same_length, is_sparse
+from validation.progress import Progress
 
 __all__ = ["CrossValidation", "cross_validate", "vectorized"]
 

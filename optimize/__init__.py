@@ -5,7 +5,52 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-__all__: list[str] = []
+from optimize.baselines import (
+    cyclic,
+    f_macro,
+    global_threshold,
+    per_class,
+    proportional,
+    top_k,
+)
+from optimize.binary import best_threshold
+from optimize.brute_force import brute_force, brute_force_exact
+from optimize.coordinate import coordinate_ascent, per_class_cuts
+from optimize.domain import domain
+from optimize.fixed_point import argv_curve, fixed_point
+from optimize.hull import ClassHulls, Sweep, class_hulls, edge_sweep
+from optimize.io import read_ranked_lists
+from optimize.localize import LocalizeResult, localize
+from optimize.points import ClassPoints, class_points
+from optimize.result import ThresholdResult, evaluate_cuts
+
+__all__ = [
+    "ClassHulls",
+    "ClassPoints",
+    "LocalizeResult",
+    "Sweep",
+    "ThresholdResult",
+    "argv_curve",
+    "best_threshold",
+    "brute_force",
+    "brute_force_exact",
+    "class_hulls",
+    "class_points",
+    "coordinate_ascent",
+    "cyclic",
+    "domain",
+    "edge_sweep",
+    "evaluate_cuts",
+    "f_macro",
+    "fixed_point",
+    "global_threshold",
+    "localize",
+    "per_class",
+    "per_class_cuts",
+    "proportional",
+    "read_ranked_lists",
+    "top_k",
+]
 
 # Subpackages with heavier or optional dependencies load on first attribute access.
 _LAZY_SUBMODULES = frozenset({"fdelta", "plot", "sklearn", "cli"})
