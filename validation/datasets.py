@@ -11,7 +11,7 @@ nominal becomes the index of its value in the declared list.
 Where the data live
 -------------------
 :func:`load_dataset` looks in, in order: ``$FMACRO_DATA``, the copies bundled with
-fmacro (Corel5k), ``../shared/data`` next to the current directory or next to the
+fmacro (Corel5k, emotions), ``../shared/data`` next to the current directory or next to the
 source checkout. :func:`data_dir` says which directory holds a dataset.
 """
 
