@@ -6,14 +6,18 @@ import importlib
 from typing import Any
 
 from optimize.baselines import (
+    MacroEvaluation,
+    cuts_for_thresholds,
     cyclic,
+    evaluate_thresholds,
     f_macro,
     global_threshold,
     per_class,
+    predict_top_k,
     proportional,
     top_k,
 )
-from optimize.binary import best_threshold
+from optimize.binary import BinaryThreshold, best_threshold
 from optimize.brute_force import brute_force, brute_force_exact
 from optimize.coordinate import coordinate_ascent, per_class_cuts
 from optimize.domain import domain
@@ -25,9 +29,11 @@ from optimize.points import ClassPoints, class_points
 from optimize.result import ThresholdResult, evaluate_cuts
 
 __all__ = [
+    "BinaryThreshold",
     "ClassHulls",
     "ClassPoints",
     "LocalizeResult",
+    "MacroEvaluation",
     "Sweep",
     "ThresholdResult",
     "argv_curve",
@@ -37,16 +43,19 @@ __all__ = [
     "class_hulls",
     "class_points",
     "coordinate_ascent",
+    "cuts_for_thresholds",
     "cyclic",
     "domain",
     "edge_sweep",
     "evaluate_cuts",
+    "evaluate_thresholds",
     "f_macro",
     "fixed_point",
     "global_threshold",
     "localize",
     "per_class",
     "per_class_cuts",
+    "predict_top_k",
     "proportional",
     "read_ranked_lists",
     "top_k",

@@ -49,6 +49,15 @@ def freeze_mapping(values: Mapping[str, Any] | None) -> Mapping[str, Any]:
     return MappingProxyType({str(k): _freeze_value(v) for k, v in values.items()})
 
 
+def thaw_mapping(values: Mapping[str, Any]) -> dict[str, Any]:
+    """A plain (picklable) dict copy of a :func:`freeze_mapping` result, nested too."""
+    return {k: thaw_mapping(v) if isinstance(v, Mapping) else v for k, v in values.items()}
+
+
+def _rebuild_result(fields: dict[str, Any]) -> ThresholdResult:
+    return ThresholdResult(**fields)
+
+
 def macro_pr(points: ClassPoints, cuts: ArrayLike) -> tuple[float, float]:
     """Macro precision P and macro recall R of local ``cuts`` (one per kept class)."""
     cuts_arr = check_cuts(points, cuts)
@@ -137,12 +146,26 @@ class ThresholdResult:
             diagnostics=diagnostics if diagnostics is not None else {},
         )
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # The read-only mapping proxy of ``diagnostics`` cannot be pickled or deep-copied:
+        # rebuild from plain fields (the converters freeze them again).
+        fields = attrs.asdict(self, recurse=False)
+        fields["diagnostics"] = thaw_mapping(self.diagnostics)
+        return (_rebuild_result, (fields,))
+
     def apply(self, scores: Any) -> NDArray[np.bool_]:
         """Predictions for new scores: dense bool ``(N, n_columns)``.
 
         ``scores`` is dense or scipy sparse; a missing sparse entry is below every
         threshold except ``-inf`` (so it is predicted only by an all-objects cut).
+        A ``top_k`` (RCut) result is a per-object rule: it predicts each object's ``k``
+        highest-scored classes.
         """
+        if self.method == "top_k":
+            # Imported here: baselines builds on this module.
+            from optimize.baselines import predict_top_k
+
+            return predict_top_k(scores, int(self.diagnostics["k"]))
         n_cols = self.thresholds.shape[0]
         shape = getattr(scores, "shape", None) if is_sparse(scores) else np.shape(scores)
         if shape is None or len(shape) != 2 or shape[1] != n_cols:

@@ -1,0 +1,499 @@
+"""Reading and writing rankings: the reference text format, .npz and the XC sparse format.
+
+The reference text format
+-------------------------
+One line per class: the class id (a non-negative integer), then the 0/1 labels of
+that class's ranked list, best-ranked object first, separated by whitespace::
+
+    0 1 1 0 1 0
+    1 0 1 1
+    7 1 0 0 0 0 1
+
+A list may hold every object or only the top of the ranking (truncated by a
+retrieval model). The number of objects ``num_docs`` and each class's true size
+(number of positives, also those not retrieved) are given separately. Blank lines
+and lines starting with ``#`` are skipped. The format has no scores, so a ranked list
+cannot express ties: every position is its own cut.
+
+Column ``j`` of the resulting :class:`~optimize.points.ClassPoints` (and of a
+:class:`~optimize.result.ThresholdResult` computed from it) is the ``j``-th class
+line of the file; :func:`parse_ranked_lists` returns the ids in that order.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import attrs
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from optimize.binary import as_binary_labels
+from optimize.points import ClassPoints
+from validation._checks import as_float_array, is_sparse
+
+__all__ = [
+    "RankedLists",
+    "load_scores_npz",
+    "parse_ranked_lists",
+    "ranked_lists_from_scores",
+    "read_class_sizes",
+    "read_ranked_lists",
+    "read_xc",
+    "save_scores_npz",
+    "write_class_sizes",
+    "write_ranked_lists",
+]
+
+PathLike = str | os.PathLike[str]
+ClassSizes = Mapping[int, int] | ArrayLike | PathLike
+
+
+def _ro(arr: NDArray[Any]) -> NDArray[Any]:
+    arr.flags.writeable = False
+    return arr
+
+
+@attrs.frozen(eq=False)
+class RankedLists:
+    """The parsed content of a ranked-lists file.
+
+    Attributes
+    ----------
+    class_ids : ndarray of int64, shape (n_classes,)
+        Class id of each line, in file order.
+    labels : ndarray of uint8
+        All lists concatenated; class ``j`` owns ``labels[indptr[j]:indptr[j + 1]]``.
+    indptr : ndarray of int64, shape (n_classes + 1,)
+    line_numbers : ndarray of int64, shape (n_classes,)
+        1-based line number of each class in the file (for messages).
+    """
+
+    class_ids: NDArray[np.int64]
+    labels: NDArray[np.uint8]
+    indptr: NDArray[np.int64]
+    line_numbers: NDArray[np.int64]
+
+    @property
+    def n_classes(self) -> int:
+        return int(self.class_ids.size)
+
+    def list_for(self, j: int) -> NDArray[np.uint8]:
+        """The ranked 0/1 list of the ``j``-th class (file order)."""
+        return self.labels[self.indptr[j] : self.indptr[j + 1]]
+
+    def to_points(
+        self,
+        *,
+        num_docs: int,
+        class_sizes: ClassSizes,
+        zero_division: float = 0.0,
+        empty_classes: str = "exclude",
+    ) -> ClassPoints:
+        """Per-class points; see :func:`read_ranked_lists` for the parameters."""
+        n = _check_num_docs(num_docs)
+        sizes = _resolve_sizes(class_sizes, self)
+        lengths = np.diff(self.indptr)
+        csum = np.concatenate(([0], np.cumsum(self.labels, dtype=np.int64)))
+        ones = csum[self.indptr[1:]] - csum[self.indptr[:-1]]
+        checks = (
+            (lengths > n, "ranked list has {len} entries, more than num_docs={n}"),
+            (sizes > n, "class size {size} exceeds num_docs={n}"),
+            (ones > sizes, "ranked list holds {ones} positives but the class size is {size}"),
+            (
+                lengths - ones > n - sizes,
+                "ranked list holds {neg} negatives but only num_docs - size = {room} exist",
+            ),
+        )
+        for bad, template in checks:
+            if bad.any():
+                j = int(np.flatnonzero(bad)[0])
+                detail = template.format(
+                    len=int(lengths[j]),
+                    n=n,
+                    size=int(sizes[j]),
+                    ones=int(ones[j]),
+                    neg=int(lengths[j] - ones[j]),
+                    room=int(n - sizes[j]),
+                )
+                raise ValueError(
+                    f"line {int(self.line_numbers[j])} (class {int(self.class_ids[j])}): {detail}"
+                )
+        return ClassPoints.from_ranked_arrays(
+            self.labels,
+            self.indptr,
+            sizes,
+            n,
+            zero_division=zero_division,
+            empty_classes=empty_classes,
+        )
+
+
+def _check_num_docs(num_docs: object) -> int:
+    if isinstance(num_docs, bool) or not isinstance(num_docs, (int, np.integer)):
+        raise TypeError(f"num_docs must be a positive integer, got {type(num_docs).__name__}")
+    if int(num_docs) < 1:
+        raise ValueError(f"num_docs must be a positive integer, got {num_docs!r}")
+    return int(num_docs)
+
+
+def _parse_id(token: str, path: Path, line_no: int, what: str) -> int:
+    try:
+        value = int(token)
+    except ValueError:
+        raise ValueError(
+            f"{path}, line {line_no}: {what} must be a non-negative integer, got {token!r}"
+        ) from None
+    if value < 0:
+        raise ValueError(f"{path}, line {line_no}: {what} must be >= 0, got {value}")
+    return value
+
+
+def _data_lines(path: Path) -> Iterable[tuple[int, list[str]]]:
+    with open(path, encoding="utf-8") as fh:
+        for line_no, line in enumerate(fh, start=1):
+            stripped = line.strip()
+            if not stripped or stripped.startswith("#"):
+                continue
+            yield line_no, stripped.split()
+
+
+def parse_ranked_lists(path: PathLike) -> RankedLists:
+    """Parse a ranked-lists file (see the module docstring) without class sizes.
+
+    Raises
+    ------
+    ValueError
+        A malformed line (bad class id, a label other than 0/1, a repeated class
+        id) - the message names the file and the 1-based line number - or a file
+        without any class line.
+    """
+    p = Path(path)
+    ids: list[int] = []
+    lines: list[int] = []
+    chunks: list[NDArray[np.uint8]] = []
+    seen: dict[int, int] = {}
+    for line_no, tokens in _data_lines(p):
+        cid = _parse_id(tokens[0], p, line_no, "the class id (first field)")
+        if cid in seen:
+            raise ValueError(
+                f"{p}, line {line_no}: class id {cid} repeats the class of line {seen[cid]}"
+            )
+        seen[cid] = line_no
+        arr = np.asarray(tokens[1:], dtype=str)
+        ones = arr == "1"
+        ok = ones | (arr == "0")
+        if not ok.all():
+            pos = int(np.flatnonzero(~ok)[0])
+            raise ValueError(
+                f"{p}, line {line_no}: label {pos + 1} of class {cid} is {str(arr[pos])!r}; "
+                "expected 0 or 1"
+            )
+        ids.append(cid)
+        lines.append(line_no)
+        chunks.append(ones.astype(np.uint8))
+    if not ids:
+        raise ValueError(f"{p} holds no class line; expected 'class_id label label ...' lines")
+    lengths = np.fromiter((c.size for c in chunks), dtype=np.int64, count=len(chunks))
+    indptr = np.zeros(len(chunks) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=indptr[1:])
+    flat = np.concatenate(chunks) if indptr[-1] else np.zeros(0, dtype=np.uint8)
+    return RankedLists(
+        class_ids=_ro(np.asarray(ids, dtype=np.int64)),
+        labels=_ro(flat),
+        indptr=_ro(indptr),
+        line_numbers=_ro(np.asarray(lines, dtype=np.int64)),
+    )
+
+
+def read_class_sizes(path: PathLike) -> dict[int, int]:
+    """Read a class-sizes file: one ``class_id size`` pair per line.
+
+    Blank lines and ``#`` comments are skipped; malformed lines raise ``ValueError``
+    naming the line number.
+    """
+    p = Path(path)
+    out: dict[int, int] = {}
+    for line_no, tokens in _data_lines(p):
+        if len(tokens) != 2:
+            raise ValueError(
+                f"{p}, line {line_no}: expected 'class_id size', got {len(tokens)} fields"
+            )
+        cid = _parse_id(tokens[0], p, line_no, "the class id")
+        size = _parse_id(tokens[1], p, line_no, "the class size")
+        if cid in out:
+            raise ValueError(f"{p}, line {line_no}: class id {cid} appears twice")
+        out[cid] = size
+    return out
+
+
+def _resolve_sizes(class_sizes: ClassSizes, lists: RankedLists) -> NDArray[np.int64]:
+    if isinstance(class_sizes, (str, os.PathLike)):
+        class_sizes = read_class_sizes(class_sizes)
+    if isinstance(class_sizes, Mapping):
+        out = np.empty(lists.n_classes, dtype=np.int64)
+        for j, cid in enumerate(lists.class_ids.tolist()):
+            if cid not in class_sizes:
+                raise ValueError(
+                    f"class_sizes has no entry for class {cid} (line {int(lists.line_numbers[j])})"
+                )
+            out[j] = int(class_sizes[cid])
+    else:
+        arr = np.asarray(class_sizes)
+        if arr.ndim != 1 or not np.issubdtype(arr.dtype, np.integer):
+            raise TypeError(
+                "class_sizes must be a mapping {class_id: size}, a 1-D integer array indexed "
+                f"by class id, or a path; got {type(class_sizes).__name__} "
+                f"with dtype {arr.dtype} and shape {arr.shape}"
+            )
+        too_big = lists.class_ids >= arr.size
+        if too_big.any():
+            j = int(np.flatnonzero(too_big)[0])
+            raise ValueError(
+                f"class_sizes has {arr.size} entries (indexed by class id) but line "
+                f"{int(lists.line_numbers[j])} has class id {int(lists.class_ids[j])}"
+            )
+        out = arr[lists.class_ids].astype(np.int64)
+    if (out < 0).any():
+        j = int(np.flatnonzero(out < 0)[0])
+        raise ValueError(
+            f"class_sizes must be >= 0; class {int(lists.class_ids[j])} has {int(out[j])}"
+        )
+    return out
+
+
+def read_ranked_lists(
+    path: PathLike,
+    *,
+    num_docs: int,
+    class_sizes: ClassSizes,
+    zero_division: float = 0.0,
+    empty_classes: str = "exclude",
+) -> ClassPoints:
+    """Per-class points from a file in the reference text format.
+
+    Parameters
+    ----------
+    path
+        The ranked-lists file (see the module docstring).
+    num_docs
+        Number of objects N (the all-objects cut has ``N - m_k`` false positives).
+    class_sizes
+        True number of positives of each class: a mapping ``{class_id: size}``, a
+        1-D integer array indexed by class id, or the path of a file of
+        ``class_id size`` lines.
+    zero_division, empty_classes
+        As in :func:`optimize.points.class_points`.
+
+    Returns
+    -------
+    ClassPoints
+        Column ``j`` is the ``j``-th class line of the file; thresholds are
+        ``-rank`` (cut ``c`` keeps the top ``c`` of the list; ``-inf`` = all objects).
+
+    Raises
+    ------
+    ValueError
+        Malformed lines (with the line number), a class missing from
+        ``class_sizes``, a list longer than ``num_docs``, more positives in a list
+        than its class size, or more negatives than ``num_docs - size``.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (d / "lists.txt").write_text("0 1 0 0 1\\n1 1 0 1 0\\n")
+    >>> pts = read_ranked_lists(d / "lists.txt", num_docs=4, class_sizes=[2, 2])
+    >>> pts.tp.tolist()
+    [0, 1, 1, 1, 2, 0, 1, 1, 2, 2]
+    """
+    return parse_ranked_lists(path).to_points(
+        num_docs=num_docs,
+        class_sizes=class_sizes,
+        zero_division=zero_division,
+        empty_classes=empty_classes,
+    )
+
+
+def write_ranked_lists(
+    path: PathLike, lists: Mapping[int, ArrayLike] | Sequence[tuple[int, ArrayLike]]
+) -> None:
+    """Write ranked 0/1 lists in the reference text format.
+
+    Parameters
+    ----------
+    path
+        Output file (overwritten).
+    lists
+        ``{class_id: ranked 0/1 labels}`` or a sequence of ``(class_id, labels)``
+        pairs; written in the given order.
+    """
+    items = list(lists.items()) if isinstance(lists, Mapping) else list(lists)
+    with open(path, "w", encoding="utf-8") as fh:
+        for cid, labels in items:
+            arr = as_binary_labels(np.asarray(labels).reshape(-1), f"lists[{cid}]")
+            body = " ".join("1" if v else "0" for v in arr.tolist())
+            fh.write(f"{int(cid)} {body}\n" if body else f"{int(cid)}\n")
+
+
+def write_class_sizes(path: PathLike, sizes: Mapping[int, int]) -> None:
+    """Write ``class_id size`` lines (readable by :func:`read_class_sizes`)."""
+    with open(path, "w", encoding="utf-8") as fh:
+        for cid, size in sizes.items():
+            fh.write(f"{int(cid)} {int(size)}\n")
+
+
+def ranked_lists_from_scores(
+    scores: ArrayLike, labels: ArrayLike, *, top: int | None = None
+) -> tuple[dict[int, NDArray[np.uint8]], dict[int, int]]:
+    """Ranked lists and class sizes from dense scores and labels (class id = column).
+
+    Each column is ranked by decreasing score (equal scores: lower row first - the
+    text format cannot express ties) and truncated to its first ``top`` entries.
+
+    Returns
+    -------
+    lists, sizes
+        ``{column: ranked 0/1 labels}`` and ``{column: number of positives}``, ready
+        for :func:`write_ranked_lists` and :func:`write_class_sizes`.
+    """
+    s = as_float_array(scores, "scores", ndim=2)
+    y = as_binary_labels(labels)
+    if y.shape != s.shape:
+        raise ValueError(
+            f"scores and labels must have the same shape, got scores {s.shape} and labels {y.shape}"
+        )
+    order = np.argsort(-s, axis=0, kind="stable")
+    ranked = np.take_along_axis(y, order, axis=0).astype(np.uint8)
+    if top is not None:
+        if isinstance(top, bool) or not isinstance(top, (int, np.integer)) or top < 0:
+            raise ValueError(f"top must be a non-negative integer, got {top!r}")
+        ranked = ranked[: int(top)]
+    lists = {j: ranked[:, j].copy() for j in range(s.shape[1])}
+    sizes = {j: int(c) for j, c in enumerate(y.sum(axis=0).tolist())}
+    return lists, sizes
+
+
+# --------------------------------------------------------------------------- .npz
+
+
+def save_scores_npz(path: PathLike, scores: Any, labels: Any) -> None:
+    """Save scores and labels (dense arrays or scipy sparse) to one ``.npz`` file."""
+    parts: dict[str, Any] = {}
+    for name, x in (("scores", scores), ("labels", labels)):
+        if is_sparse(x):
+            csr = x.tocsr()
+            parts[f"{name}_data"] = csr.data
+            parts[f"{name}_indices"] = csr.indices
+            parts[f"{name}_indptr"] = csr.indptr
+            parts[f"{name}_shape"] = np.asarray(csr.shape, dtype=np.int64)
+        else:
+            parts[name] = np.asarray(x)
+    np.savez_compressed(path, **parts)
+
+
+def load_scores_npz(path: PathLike) -> tuple[Any, Any]:
+    """Load ``(scores, labels)`` saved by :func:`save_scores_npz`.
+
+    A file with plain ``scores`` and ``labels`` arrays (``np.savez``) also works.
+    Sparse parts come back as ``scipy.sparse.csr_matrix``.
+    """
+    with np.load(path, allow_pickle=False) as z:
+        out: list[Any] = []
+        for name in ("scores", "labels"):
+            if name in z.files:
+                out.append(np.array(z[name]))
+            elif f"{name}_data" in z.files:
+                import scipy.sparse as sp
+
+                rows, cols = (int(v) for v in z[f"{name}_shape"])
+                out.append(
+                    sp.csr_matrix(
+                        (z[f"{name}_data"], z[f"{name}_indices"], z[f"{name}_indptr"]),
+                        shape=(rows, cols),
+                    )
+                )
+            else:
+                raise ValueError(f"{path} has no '{name}' array; found {sorted(z.files)}")
+    return out[0], out[1]
+
+
+# --------------------------------------------------------------------------- XC format
+
+
+def read_xc(path: PathLike) -> tuple[Any, Any]:
+    """Read the Extreme Classification Repository sparse format.
+
+    The first line is ``n_rows n_features n_labels``; each following line is
+    ``l1,l2,... f:v f:v ...`` (labels may be empty, then the line starts with a
+    space). Use it for feature files, or for score files where the "features" are
+    class scores (then ``n_features`` is the number of classes).
+
+    Returns
+    -------
+    values, labels
+        ``scipy.sparse.csr_matrix`` of shapes ``(n_rows, n_features)`` (float64) and
+        ``(n_rows, n_labels)`` (uint8).
+
+    Raises
+    ------
+    ValueError
+        A bad header, a malformed entry or an index out of range (with the line
+        number), or a row count different from the header.
+    """
+    import scipy.sparse as sp
+
+    p = Path(path)
+    with open(p, encoding="utf-8") as fh:
+        header = fh.readline().split()
+        if len(header) != 3:
+            raise ValueError(f"{p}, line 1: expected 'n_rows n_features n_labels'")
+        n_rows, n_feat, n_lab = (_parse_id(t, p, 1, "a header field") for t in header)
+        f_idx: list[int] = []
+        f_val: list[float] = []
+        f_ptr = [0]
+        l_idx: list[int] = []
+        l_ptr = [0]
+        for line_no, line in enumerate(fh, start=2):
+            if not line.strip():
+                continue
+            if line[0].isspace():
+                lab_part, feat_part = "", line
+            else:
+                lab_part, _, feat_part = line.partition(" ")
+                if ":" in lab_part:
+                    lab_part, feat_part = "", line
+            try:
+                labs = [int(t) for t in lab_part.split(",") if t]
+                pairs = [t.split(":") for t in feat_part.split()]
+                fi = [int(a) for a, _ in pairs]
+                fv = [float(b) for _, b in pairs]
+            except ValueError:
+                raise ValueError(
+                    f"{p}, line {line_no}: expected 'l1,l2,... index:value ...'"
+                ) from None
+            if any(not 0 <= v < n_lab for v in labs) or any(not 0 <= v < n_feat for v in fi):
+                raise ValueError(f"{p}, line {line_no}: an index is out of the header's range")
+            l_idx.extend(labs)
+            l_ptr.append(len(l_idx))
+            f_idx.extend(fi)
+            f_val.extend(fv)
+            f_ptr.append(len(f_idx))
+    rows = len(l_ptr) - 1
+    if rows != n_rows:
+        raise ValueError(f"{p}: header says {n_rows} rows, found {rows}")
+    values = sp.csr_matrix(
+        (np.asarray(f_val, dtype=np.float64), np.asarray(f_idx, dtype=np.int64), f_ptr),
+        shape=(n_rows, n_feat),
+    )
+    labels = sp.csr_matrix(
+        (np.ones(len(l_idx), dtype=np.uint8), np.asarray(l_idx, dtype=np.int64), l_ptr),
+        shape=(n_rows, n_lab),
+    )
+    values.sum_duplicates()
+    labels.sum_duplicates()
+    labels.data[:] = 1
+    return values, labels

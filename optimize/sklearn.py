@@ -1,0 +1,564 @@
+"""scikit-learn meta-estimator that tunes per-class thresholds for F-macro.
+
+:class:`FMacroThresholdClassifier` wraps any scikit-learn classifier that scores its
+classes (``predict_proba`` or ``decision_function``). ``fit`` collects out-of-fold
+scores of clones of the wrapped estimator, searches one threshold per class column
+on them with an fmacro method (by default the certified ``fixed_point`` search), and
+refits the estimator on all the data; ``predict`` applies the thresholds to the
+refitted estimator's scores.
+
+F-macro is F_beta(P, R) of the macro-averaged precision P and recall R; it is not
+the mean of per-class F (macro-F). See :mod:`optimize.fixed_point`.
+
+scikit-learn stays an optional dependency of fmacro: this module is imported only
+on demand (``optimize.sklearn``) and needs scikit-learn >= 1.6.
+"""
+
+from __future__ import annotations
+
+import numbers
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+try:
+    from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clone
+    from sklearn.utils import _safe_indexing, check_random_state, get_tags, indexable
+    from sklearn.utils.metaestimators import available_if
+    from sklearn.utils.multiclass import check_classification_targets, type_of_target
+    from sklearn.utils.validation import check_is_fitted, column_or_1d
+except ImportError as exc:  # pragma: no cover - exercised only without scikit-learn
+    raise ImportError("optimize.sklearn needs scikit-learn (pip install scikit-learn)") from exc
+
+from crossval import KFold
+from optimize.baselines import cyclic, global_threshold, per_class
+from optimize.domain import domain
+from optimize.fixed_point import fixed_point
+from optimize.result import ThresholdResult
+from validation._checks import check_beta, check_same_length, check_zero_division, is_sparse
+
+__all__ = ["METHODS", "FMacroThresholdClassifier"]
+
+#: Threshold-search methods by name; each maps (scores, labels) to a ThresholdResult.
+METHODS: Mapping[str, Callable[..., ThresholdResult]] = {
+    "fixed_point": fixed_point,
+    "per_class": per_class,
+    "cyclic": cyclic,
+    "domain": domain,
+    "global_threshold": global_threshold,
+}
+
+_RESPONSE_METHODS = ("auto", "predict_proba", "decision_function")
+
+
+def _estimator_has(attr: str) -> Callable[[Any], bool]:
+    """For ``available_if``: the fitted estimator (or, before fit, the template) has ``attr``."""
+
+    def check(self: Any) -> bool:
+        est = self.estimator_ if hasattr(self, "estimator_") else self.estimator
+        return hasattr(est, attr)
+
+    return check
+
+
+class FMacroThresholdClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
+    """Classifier whose per-class thresholds maximize F-macro on out-of-fold scores.
+
+    ``fit`` (1) scores every sample with a clone of ``estimator`` fitted on the other
+    folds of ``cv`` (as :func:`sklearn.model_selection.cross_val_predict`), (2) finds
+    one threshold per class column maximizing F-macro = F_beta(macro P, macro R) of
+    ``score >= threshold`` on those out-of-fold scores with ``method``, and (3) refits
+    ``estimator`` on all the data. ``predict`` thresholds the refitted estimator's
+    scores.
+
+    Targets
+    -------
+    Multi-label (2-D 0/1 indicator ``y``, shape ``(n_samples, n_labels)``)
+        Each label column gets a threshold; ``predict`` returns the indicator matrix
+        ``score >= threshold`` (same dtype as the ``y`` given to ``fit``). Labels
+        without a positive in the out-of-fold labels get threshold ``+inf`` (never
+        predicted). ``classes_`` is ``arange(n_labels)``. The estimator must
+        support multi-label targets (e.g. ``OneVsRestClassifier``,
+        ``MultiOutputClassifier``, ``RandomForestClassifier``, ``KNeighborsClassifier``).
+    Binary and multiclass (1-D ``y`` of labels)
+        The thresholds are tuned one-vs-rest: class ``k``'s decision "is it ``k``?"
+        is ``score_k >= threshold_k``, which is exactly what the F-macro optimizers
+        search (a binary problem has two such columns). A one-vs-rest decision may
+        name several classes or none for one sample, while a multiclass user expects
+        one label per sample, so ``predict`` returns the class with the largest
+        margin ``score_k - threshold_k`` (a class is chosen even when no margin is
+        >= 0). The one-vs-rest decisions the thresholds were tuned for are available
+        from :meth:`predict_indicator`. ``threshold_result_.f`` is the one-vs-rest
+        F-macro on the out-of-fold scores; :meth:`score` measures the labels
+        ``predict`` returns.
+
+    Parameters
+    ----------
+    estimator : classifier
+        Not fitted (unless ``cv="prefit"``), with ``predict_proba`` or
+        ``decision_function``. Multi-label ``predict_proba`` may be a list of
+        ``(n_samples, 2)`` arrays (one per label, as from random forests or
+        ``MultiOutputClassifier``) or one ``(n_samples, n_labels)`` array (as from
+        ``OneVsRestClassifier``).
+    method : {"fixed_point", "per_class", "cyclic", "domain", "global_threshold"}
+        Threshold search (see :data:`METHODS`): ``"fixed_point"`` (default) finds
+        certified F-macro thresholds (:func:`optimize.fixed_point`); ``"per_class"``
+        each class's own F_beta optimum (maximizes macro-F, not F-macro);
+        ``"cyclic"`` coordinate ascent from it; ``"domain"`` the best of 64 support
+        points; ``"global_threshold"`` one threshold shared by all classes.
+    cv : int, cross-validation splitter, iterable of (train, test) or "prefit"
+        ``int`` k >= 2: :class:`crossval.KFold` with ``k`` shuffled folds seeded by
+        ``random_state`` (pass :class:`crossval.StratifiedKFold` or
+        :class:`crossval.MultilabelStratifiedKFold` to stratify). Any splitter with
+        ``split`` (fmacro's or scikit-learn's), or an iterable of index pairs: the
+        scores of every test part are pooled (a sample in several test parts counts
+        once per part, one in none is not used for tuning). ``"prefit"``:
+        ``estimator`` is already fitted and the thresholds are tuned on its scores
+        of the ``X, y`` given to ``fit`` (use data it was not trained on).
+    beta : float, > 0
+        F_beta weight; beta > 1 favours recall.
+    zero_division : {0.0, 1.0, nan}
+        Precision of a class that predicts nothing (0/0), in tuning and in
+        :meth:`score`; with nan such a cut is never chosen.
+    random_state : int, RandomState instance or None
+        Seeds the folds when ``cv`` is an int. ``None`` draws fresh folds at each
+        ``fit``.
+    refit : bool
+        ``True``: refit ``estimator`` on all of ``X, y`` after tuning. ``False``:
+        keep the estimator of the single split of ``cv`` (``cv`` must then yield
+        exactly one split) or, with ``cv="prefit"``, the given estimator (required
+        there).
+    response_method : {"auto", "predict_proba", "decision_function"}
+        Scores used: ``"auto"`` takes ``predict_proba`` when the estimator has it,
+        else ``decision_function``.
+
+    Attributes
+    ----------
+    estimator_ : classifier
+        The estimator whose scores ``predict`` thresholds.
+    threshold_result_ : ThresholdResult
+        The search result on the out-of-fold scores: F-macro ``f``, ``precision``,
+        ``recall``, ``upper_bound``/``gap`` (the certificate of ``fixed_point`` and
+        ``domain``), ``method`` and ``diagnostics``.
+    thresholds_ : ndarray of float64, shape (n_classes,)
+        Read-only; one per column of ``classes_``: positive iff
+        ``score >= threshold`` (``+inf`` never, ``-inf`` always).
+    classes_ : ndarray
+        Class labels (multiclass) or ``arange(n_labels)`` (multi-label).
+    n_features_in_ : int
+        Number of features seen by ``estimator_`` (when it records it).
+    feature_names_in_ : ndarray of str
+        Column names of a DataFrame ``X`` (when ``estimator_`` records them).
+    n_tuning_samples_ : int
+        Number of out-of-fold score rows the thresholds were tuned on.
+
+    Notes
+    -----
+    Cost: ``n_splits + 1`` fits of ``estimator`` (``n_splits`` with ``refit=False``)
+    plus one threshold search, ``O(N L log N)`` for ``N`` samples and ``L`` classes.
+    The first search in a process compiles fmacro's numba kernels (a few seconds,
+    then cached on disk). The wrapped estimator receives ``X`` as given (a
+    DataFrame stays a DataFrame, so column-name based pipelines work) and ``y`` as a
+    numpy array. The caller's arrays are never modified.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.datasets import make_multilabel_classification
+    >>> from sklearn.multiclass import OneVsRestClassifier
+    >>> from sklearn.linear_model import LogisticRegression
+    >>> X, Y = make_multilabel_classification(n_samples=200, n_classes=4, random_state=0)
+    >>> clf = FMacroThresholdClassifier(
+    ...     OneVsRestClassifier(LogisticRegression()), cv=3, random_state=0
+    ... ).fit(X, Y)
+    >>> clf.predict(X[:2]).shape, clf.thresholds_.shape
+    ((2, 4), (4,))
+    >>> clf.threshold_result_.f <= clf.threshold_result_.upper_bound
+    True
+    """
+
+    def __init__(
+        self,
+        estimator: Any,
+        method: str = "fixed_point",
+        cv: Any = 5,
+        beta: float = 1.0,
+        zero_division: float = 0.0,
+        random_state: Any = None,
+        refit: bool = True,
+        response_method: str = "auto",
+    ) -> None:
+        self.estimator = estimator
+        self.method = method
+        self.cv = cv
+        self.beta = beta
+        self.zero_division = zero_division
+        self.random_state = random_state
+        self.refit = refit
+        self.response_method = response_method
+
+    # ------------------------------------------------------------------ parameters
+
+    @property
+    def thresholds_(self) -> NDArray[np.float64]:
+        """The tuned thresholds (read-only), one per class column."""
+        check_is_fitted(self, "threshold_result_")
+        return self.threshold_result_.thresholds
+
+    def _check_params(self) -> tuple[Callable[..., ThresholdResult], float, float]:
+        if not isinstance(self.method, str) or self.method not in METHODS:
+            raise ValueError(f"method must be one of {sorted(METHODS)}, got {self.method!r}")
+        if self.response_method not in _RESPONSE_METHODS:
+            raise ValueError(
+                f"response_method must be one of {list(_RESPONSE_METHODS)}, "
+                f"got {self.response_method!r}"
+            )
+        if not isinstance(self.refit, (bool, np.bool_)):
+            raise TypeError(f"refit must be a bool, got {type(self.refit).__name__}")
+        if not hasattr(self.estimator, "fit"):
+            raise TypeError(
+                "estimator must be a scikit-learn classifier with fit, got "
+                f"{type(self.estimator).__name__}"
+            )
+        self._check_response(self.estimator)
+        return (
+            METHODS[self.method],
+            check_beta(self.beta),
+            check_zero_division(self.zero_division),
+        )
+
+    def _response_names(self) -> tuple[str, ...]:
+        if self.response_method == "auto":
+            return ("predict_proba", "decision_function")
+        return (self.response_method,)
+
+    def _check_response(self, est: Any) -> str:
+        for name in self._response_names():
+            if hasattr(est, name):
+                return name
+        names = self._response_names()
+        lacks = "has neither" if len(names) > 1 else "does not have it"
+        raise TypeError(
+            f"estimator must have {' or '.join(names)} to score the classes, but "
+            f"{type(est).__name__} {lacks}; use a classifier that scores its classes "
+            "(e.g. SVC(probability=True)) or another response_method"
+        )
+
+    def _splits(self, X: Any, y: Any) -> list[tuple[NDArray[np.intp], NDArray[np.intp]]]:
+        cv = self.cv
+        pairs: Any
+        if isinstance(cv, numbers.Integral) and not isinstance(cv, (bool, np.bool_)):
+            if int(cv) < 2:
+                raise ValueError(f"cv must be an integer >= 2 folds, got {cv!r}")
+            seed = self.random_state
+            if seed is not None and not isinstance(seed, numbers.Integral):
+                seed = int(check_random_state(seed).randint(np.iinfo(np.int32).max))
+            pairs = KFold(k=int(cv), shuffle=True, seed=seed).split(X, y)
+        elif not isinstance(cv, (str, bytes)) and hasattr(cv, "split"):
+            pairs = cv.split(X, y)
+        elif not isinstance(cv, (str, bytes)) and isinstance(cv, Iterable):
+            pairs = cv
+        else:
+            raise ValueError(
+                "cv must be an integer >= 2, a splitter with split(X, y), an iterable "
+                f"of (train, test) index pairs, or 'prefit'; got {cv!r}"
+            )
+        out = [(np.asarray(tr, dtype=np.intp), np.asarray(te, dtype=np.intp)) for tr, te in pairs]
+        if not out:
+            raise ValueError("cv yielded no (train, test) split")
+        return out
+
+    # ------------------------------------------------------------------ targets
+
+    def _encode_targets(self, y: Any) -> tuple[Any, NDArray[np.bool_]]:
+        """(y passed to the estimator, (N, K) bool indicator of the classes)."""
+        if is_sparse(y):
+            y = y.toarray()
+        y_type = type_of_target(y, input_name="y")
+        check_classification_targets(y)
+        if y_type == "multilabel-indicator":
+            y_fit = np.asarray(y.to_numpy() if hasattr(y, "to_numpy") else y)
+            self._multilabel = True
+            self._y_dtype = y_fit.dtype
+            self.classes_ = np.arange(y_fit.shape[1])
+            return y_fit, y_fit.astype(bool)
+        if y_type not in ("binary", "multiclass"):
+            raise ValueError(
+                "y must be binary or multiclass labels (1-D) or a multi-label 0/1 "
+                f"indicator matrix (2-D); got a {y_type} target"
+            )
+        y_fit = column_or_1d(y, warn=True)
+        classes, codes = np.unique(y_fit, return_inverse=True)
+        if classes.size < 2:
+            raise ValueError(
+                f"y has one class only ({classes.tolist()}); the classifier needs at "
+                "least 2 classes to tune thresholds"
+            )
+        self._multilabel = False
+        self.classes_ = classes
+        return y_fit, codes.reshape(-1)[:, None] == np.arange(classes.size)[None, :]
+
+    # ------------------------------------------------------------------ scores
+
+    def _scores(self, est: Any, X: Any) -> NDArray[np.float64]:
+        """Float64 ``(n_samples, n_classes)`` scores of ``est``, columns as ``classes_``."""
+        name = self._check_response(est)
+        raw = getattr(est, name)(X)
+        n_cols = self.classes_.shape[0]
+        if self._multilabel:
+            return self._multilabel_scores(est, raw, name, n_cols)
+        return self._multiclass_scores(est, raw, name, n_cols)
+
+    @staticmethod
+    def _multilabel_scores(est: Any, raw: Any, name: str, n_cols: int) -> NDArray[np.float64]:
+        if isinstance(raw, list):
+            if len(raw) != n_cols:
+                raise ValueError(
+                    f"{type(est).__name__}.{name} returned a list of {len(raw)} arrays, "
+                    f"expected one per label ({n_cols})"
+                )
+            est_classes = getattr(est, "classes_", None)
+            cols = []
+            for k, part in enumerate(raw):
+                arr = np.asarray(part, dtype=np.float64)
+                if arr.ndim == 1:
+                    cols.append(arr)
+                    continue
+                ck = (
+                    np.asarray(est_classes[k])
+                    if isinstance(est_classes, list)
+                    else np.arange(arr.shape[1])
+                )
+                hit = np.flatnonzero(ck == 1)
+                if hit.size:
+                    cols.append(arr[:, hit[0]])
+                else:  # label constant 0 in this training part: never positive
+                    cols.append(
+                        np.zeros(arr.shape[0])
+                        if name == "predict_proba"
+                        else np.full(arr.shape[0], -1.0)
+                    )
+            return np.ascontiguousarray(np.column_stack(cols), dtype=np.float64)
+        arr = np.asarray(raw.toarray() if is_sparse(raw) else raw, dtype=np.float64)
+        if arr.ndim != 2 or arr.shape[1] != n_cols:
+            raise ValueError(
+                f"{type(est).__name__}.{name} returned shape {arr.shape}; a multi-label "
+                f"estimator must score each of the {n_cols} labels (an (n_samples, "
+                f"{n_cols}) array or a list of {n_cols} per-label arrays)"
+            )
+        return np.ascontiguousarray(arr)
+
+    def _multiclass_scores(self, est: Any, raw: Any, name: str, n_cols: int) -> NDArray[np.float64]:
+        arr = np.asarray(raw, dtype=np.float64)
+        est_classes = np.asarray(getattr(est, "classes_", self.classes_))
+        if arr.ndim == 1:  # binary decision_function: score of est_classes[1]
+            if est_classes.shape[0] != 2:
+                raise ValueError(
+                    f"{type(est).__name__}.{name} returned 1-D scores but the estimator "
+                    f"has {est_classes.shape[0]} classes"
+                )
+            arr = np.column_stack([-arr, arr])
+        if arr.ndim != 2 or arr.shape[1] != est_classes.shape[0]:
+            raise ValueError(
+                f"{type(est).__name__}.{name} returned shape {arr.shape}, expected "
+                f"(n_samples, {est_classes.shape[0]}) for its classes"
+            )
+        if est_classes.shape[0] == n_cols and np.array_equal(est_classes, self.classes_):
+            return np.ascontiguousarray(arr)
+        pos = np.searchsorted(self.classes_, est_classes)
+        pos = np.minimum(pos, n_cols - 1)
+        if not np.array_equal(self.classes_[pos], est_classes):
+            raise ValueError(
+                f"{type(est).__name__} has classes {est_classes.tolist()} not among the "
+                f"classes of y {self.classes_.tolist()}"
+            )
+        # a class missing from a training part is never scored: fill below every score
+        fill = 0.0 if name == "predict_proba" else (float(arr.min()) - 1.0 if arr.size else 0.0)
+        out = np.full((arr.shape[0], n_cols), fill)
+        out[:, pos] = arr
+        return out
+
+    # ------------------------------------------------------------------ fit
+
+    def fit(self, X: Any, y: Any, **fit_params: Any) -> FMacroThresholdClassifier:
+        """Tune the thresholds on out-of-fold scores, then refit the estimator.
+
+        Parameters
+        ----------
+        X : array-like, sparse matrix or DataFrame, shape (n_samples, n_features)
+            Passed to the estimator as given (row subsets for the folds).
+        y : array-like or Series of labels, or 2-D 0/1 indicator (array, DataFrame
+            or sparse), shape (n_samples,) or (n_samples, n_labels)
+        **fit_params
+            Passed to every ``estimator.fit``; arrays with one entry per sample are
+            split with the folds. ``sample_weight`` is refused: the threshold search
+            counts every sample once.
+
+        Returns
+        -------
+        self
+        """
+        search, beta, zd = self._check_params()
+        if y is None:
+            raise ValueError(
+                f"{type(self).__name__} requires y to be passed, but the target y is None"
+            )
+        weighted = sorted(k for k in fit_params if k.endswith("sample_weight"))
+        if weighted:
+            raise ValueError(
+                f"sample_weight is not supported (got fit parameter(s) {weighted}): the "
+                "F-macro threshold search counts every sample once"
+            )
+        prefit = isinstance(self.cv, str) and self.cv == "prefit"
+        if prefit and self.refit:
+            raise ValueError("cv='prefit' uses the given fitted estimator: set refit=False")
+        X, y = indexable(X, y)
+        n = check_same_length(X=X, y=y)
+        y_fit, indicator = self._encode_targets(y)
+
+        if prefit:
+            check_is_fitted(self.estimator)
+            self.estimator_ = self.estimator
+            scores = self._scores(self.estimator_, X)
+            labels = indicator
+        else:
+            splits = self._splits(X, y_fit)
+            if not self.refit and len(splits) != 1:
+                raise ValueError(
+                    f"refit=False keeps the estimator of a single split, but cv yields "
+                    f"{len(splits)} splits; use refit=True or a one-split cv"
+                )
+            parts, rows, est = [], [], None
+            for train, test in splits:
+                est = clone(self.estimator).fit(
+                    _safe_indexing(X, train), y_fit[train], **_subset(fit_params, train, n)
+                )
+                parts.append(self._scores(est, _safe_indexing(X, test)))
+                rows.append(test)
+            order = np.concatenate(rows)
+            scores = np.ascontiguousarray(np.vstack(parts))
+            labels = np.ascontiguousarray(indicator[order])
+            if self.refit:
+                self.estimator_ = clone(self.estimator).fit(X, y_fit, **fit_params)
+            else:
+                self.estimator_ = est
+
+        if not labels.any():
+            raise ValueError(
+                "y has no positive label in the samples used for tuning; F-macro "
+                "thresholds need at least one positive"
+            )
+        result = search(scores, labels, beta=beta, zero_division=zd)
+        self.threshold_result_ = result
+        self.n_tuning_samples_ = int(scores.shape[0])
+        for attr in ("n_features_in_", "feature_names_in_"):
+            if hasattr(self.estimator_, attr):
+                setattr(self, attr, getattr(self.estimator_, attr))
+            elif attr in self.__dict__:  # left from an earlier fit
+                delattr(self, attr)
+        return self
+
+    # ------------------------------------------------------------------ predict
+
+    def predict_indicator(self, X: Any) -> NDArray[np.bool_]:
+        """One-vs-rest decisions ``score >= threshold``: bool ``(n_samples, n_classes)``.
+
+        Columns follow ``classes_``. For multi-label targets this is ``predict``
+        as bool; for multiclass targets these are the decisions the thresholds were
+        tuned for (a row may hold several classes or none).
+        """
+        check_is_fitted(self)
+        return self.threshold_result_.apply(self._scores(self.estimator_, X))
+
+    def predict(self, X: Any) -> NDArray[Any]:
+        """Predicted labels.
+
+        Multi-label: the indicator ``score >= threshold`` (dtype of the fitted ``y``).
+        Binary/multiclass: ``classes_[argmax_k(score_k - threshold_k)]``.
+        """
+        check_is_fitted(self)
+        scores = self._scores(self.estimator_, X)
+        if self._multilabel:
+            return self.threshold_result_.apply(scores).astype(self._y_dtype)
+        with np.errstate(invalid="ignore"):
+            margin = scores - self.thresholds_[None, :]
+        return np.asarray(self.classes_[np.argmax(margin, axis=1)])
+
+    @available_if(_estimator_has("predict_proba"))
+    def predict_proba(self, X: Any) -> Any:
+        """``estimator_.predict_proba(X)`` (unthresholded)."""
+        check_is_fitted(self)
+        return self.estimator_.predict_proba(X)
+
+    @available_if(_estimator_has("predict_log_proba"))
+    def predict_log_proba(self, X: Any) -> Any:
+        """``estimator_.predict_log_proba(X)``."""
+        check_is_fitted(self)
+        return self.estimator_.predict_log_proba(X)
+
+    @available_if(_estimator_has("decision_function"))
+    def decision_function(self, X: Any) -> Any:
+        """``estimator_.decision_function(X)`` (unthresholded)."""
+        check_is_fitted(self)
+        return self.estimator_.decision_function(X)
+
+    def score(self, X: Any, y: Any, sample_weight: Any = None) -> float:
+        """F-macro of ``predict(X)`` against ``y`` (validation's definition).
+
+        F_beta of macro precision and macro recall over the classes present in ``y``
+        or the predictions, with this estimator's ``beta`` and ``zero_division``;
+        equal to ``validation.sklearn.f_macro_score(y, self.predict(X))``, so it is
+        what ``GridSearchCV`` maximizes by default. ``sample_weight`` is not
+        supported (must be None).
+        """
+        from validation.sklearn import f_macro_score
+
+        if sample_weight is not None:
+            raise ValueError("sample_weight is not supported by F-macro scoring; pass None")
+        check_is_fitted(self)
+        pred = self.predict(X)
+        if is_sparse(y):
+            y_true = y.toarray()
+        elif self._multilabel:
+            y_true = np.asarray(y.to_numpy() if hasattr(y, "to_numpy") else y)
+        else:
+            y_true = column_or_1d(y)
+        return float(
+            f_macro_score(
+                y_true,
+                pred,
+                beta=check_beta(self.beta),
+                zero_division=check_zero_division(self.zero_division),
+            )
+        )
+
+    # ------------------------------------------------------------------ sklearn plumbing
+
+    def __sklearn_tags__(self) -> Any:
+        tags = super().__sklearn_tags__()
+        base = get_tags(self.estimator)
+        tags.input_tags.sparse = base.input_tags.sparse
+        tags.input_tags.allow_nan = base.input_tags.allow_nan
+        tags.input_tags.pairwise = base.input_tags.pairwise
+        multi_label = False
+        if base.classifier_tags is not None:
+            # OneVsRestClassifier / MultiOutputClassifier declare multi-label support
+            # through multi_output only.
+            multi_label = bool(base.classifier_tags.multi_label or base.target_tags.multi_output)
+        tags.classifier_tags.multi_label = multi_label
+        return tags
+
+
+def _subset(params: Mapping[str, Any], idx: NDArray[np.intp], n: int) -> dict[str, Any]:
+    """Fit parameters for a row subset: per-sample arrays are indexed, others kept."""
+    out: dict[str, Any] = {}
+    for key, value in params.items():
+        shape = getattr(value, "shape", None)
+        if shape is not None:
+            length = shape[0] if len(shape) > 0 else None
+        else:
+            length = len(value) if isinstance(value, (list, tuple)) else None
+        out[key] = _safe_indexing(value, idx) if length == n else value
+    return out
