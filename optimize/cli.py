@@ -162,7 +162,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     try:
         return run(args)
-    except (ValueError, TypeError, FileNotFoundError) as exc:
+    except (ValueError, TypeError, FileNotFoundError, ImportError) as exc:
         print(f"fmacro {args.command}: error: {exc}", file=sys.stderr)
         return 2
     except BrokenPipeError:
