@@ -50,9 +50,10 @@ from numpy.typing import ArrayLike, NDArray
 
 from optimize.binary import as_binary_labels
 from optimize.coordinate import coordinate_ascent, per_class_cuts
-from optimize.points import ClassPoints, as_points, check_cuts
+from optimize.points import ClassPoints, as_points, check_cuts, check_empty_classes
 from optimize.result import ThresholdResult, evaluate_cuts
 from validation._checks import as_float_array, check_beta, check_zero_division, is_sparse
+from validation.counts import frozen_array
 from validation.measures import f_beta_from_pr, mean_defined, safe_divide
 
 __all__ = [
@@ -67,12 +68,6 @@ __all__ = [
     "proportional",
     "top_k",
 ]
-
-
-def _ro(arr: Any, dtype: Any = None) -> NDArray[Any]:
-    out = np.array(arr, dtype=dtype, copy=True)
-    out.flags.writeable = False
-    return out
 
 
 # --------------------------------------------------------------------------- kernels
@@ -376,7 +371,7 @@ def _per_class_dense(
 ) -> ThresholdResult:
     """T_b on dense inputs without materializing the points: one sort + one sweep."""
     zd = check_zero_division(zero_division)
-    _check_empty_classes_arg(empty_classes, zd)
+    check_empty_classes(empty_classes, zd)
     s_shape = _check_matrix_shape(scores, "scores")
     l_shape = _check_matrix_shape(labels, "labels")
     if s_shape != l_shape:
@@ -756,7 +751,7 @@ def top_k(
     """
     b = check_beta(beta)
     zd = check_zero_division(zero_division)
-    _check_empty_classes_arg(empty_classes, zd)
+    check_empty_classes(empty_classes, zd)
     s_shape = _check_matrix_shape(scores, "scores")
     l_shape = _check_matrix_shape(labels, "labels")
     if s_shape != l_shape:
@@ -816,16 +811,6 @@ def top_k(
 
 
 # --------------------------------------------------------------------------- evaluation
-
-
-def _check_empty_classes_arg(empty_classes: str, zd: float) -> None:
-    if empty_classes not in ("exclude", "include"):
-        raise ValueError(f"empty_classes must be 'exclude' or 'include', got {empty_classes!r}")
-    if empty_classes == "include" and math.isnan(zd):
-        raise ValueError(
-            "empty_classes='include' needs zero_division 0.0 or 1.0 (with nan every class "
-            "without positives would be undefined); use empty_classes='exclude'"
-        )
 
 
 def _kept_columns(sizes: NDArray[np.int64], empty_classes: str) -> NDArray[np.int64]:
@@ -947,7 +932,7 @@ def evaluate_thresholds(
     """
     b = check_beta(beta)
     zd = check_zero_division(zero_division)
-    _check_empty_classes_arg(empty_classes, zd)
+    check_empty_classes(empty_classes, zd)
     s_shape = _check_matrix_shape(scores, "scores")
     l_shape = _check_matrix_shape(labels, "labels")
     if s_shape != l_shape:
@@ -986,13 +971,13 @@ def evaluate_thresholds(
         f=f,
         precision=p,
         recall=r,
-        class_index=_ro(kept, np.int64),
-        tp=_ro(tp, np.int64),
-        fp=_ro(fp, np.int64),
-        positives=_ro(sizes, np.int64),
-        class_precision=_ro(class_p, np.float64),
-        class_recall=_ro(class_r, np.float64),
-        class_f=_ro(class_f, np.float64),
+        class_index=frozen_array(kept, np.int64),
+        tp=frozen_array(tp, np.int64),
+        fp=frozen_array(fp, np.int64),
+        positives=frozen_array(sizes, np.int64),
+        class_precision=frozen_array(class_p, np.float64),
+        class_recall=frozen_array(class_r, np.float64),
+        class_f=frozen_array(class_f, np.float64),
         beta=b,
         zero_division=zd,
     )

@@ -36,14 +36,9 @@ from numpy.typing import NDArray
 
 from optimize.points import ClassPoints, as_points
 from validation._checks import check_beta
+from validation.counts import frozen_array
 
 __all__ = ["LocalizeResult", "localize"]
-
-
-def _ro(a: Any) -> NDArray[Any]:
-    out = np.array(a, copy=True)
-    out.flags.writeable = False
-    return out
 
 
 @attrs.frozen(eq=False)
@@ -70,14 +65,14 @@ class LocalizeResult:
     n_classes : int
     """
 
-    p_edges: NDArray[np.float64] = attrs.field(converter=_ro)
-    r_edges: NDArray[np.float64] = attrs.field(converter=_ro)
-    p_box: NDArray[np.float64] = attrs.field(converter=_ro)
-    r_box: NDArray[np.float64] = attrs.field(converter=_ro)
-    v_center: NDArray[np.float64] = attrs.field(converter=_ro)
-    mask: NDArray[np.bool_] = attrs.field(converter=_ro)
-    spread: NDArray[np.float64] = attrs.field(converter=_ro)
-    slack: NDArray[np.float64] = attrs.field(converter=_ro)
+    p_edges: NDArray[np.float64] = attrs.field(converter=frozen_array)
+    r_edges: NDArray[np.float64] = attrs.field(converter=frozen_array)
+    p_box: NDArray[np.float64] = attrs.field(converter=frozen_array)
+    r_box: NDArray[np.float64] = attrs.field(converter=frozen_array)
+    v_center: NDArray[np.float64] = attrs.field(converter=frozen_array)
+    mask: NDArray[np.bool_] = attrs.field(converter=frozen_array)
+    spread: NDArray[np.float64] = attrs.field(converter=frozen_array)
+    slack: NDArray[np.float64] = attrs.field(converter=frozen_array)
     beta: float
     n_classes: int
 

@@ -45,24 +45,19 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from validation._checks import check_zero_division, is_sparse
+from validation.counts import frozen_array
 
 __all__ = ["ClassPoints", "as_points", "class_points"]
 
 _EMPTY_CLASS_CHOICES = ("exclude", "include")
 
 
-def _readonly(arr: Any, dtype: Any) -> NDArray[Any]:
-    out = np.array(arr, dtype=dtype, copy=True)
-    out.flags.writeable = False
-    return out
-
-
 def _ro_int(arr: Any) -> NDArray[np.int64]:
-    return _readonly(arr, np.int64)
+    return frozen_array(arr, np.int64)
 
 
 def _ro_float(arr: Any) -> NDArray[np.float64]:
-    return _readonly(arr, np.float64)
+    return frozen_array(arr, np.float64)
 
 
 @attrs.frozen(eq=False)
@@ -209,7 +204,7 @@ class ClassPoints:
         Class ``k`` owns ``labels[indptr[k]:indptr[k + 1]]``.
         """
         zd = check_zero_division(zero_division)
-        _check_empty_classes(empty_classes, zd)
+        check_empty_classes(empty_classes, zd)
         flat = np.asarray(labels)
         if flat.ndim != 1:
             raise ValueError(f"labels must be 1-dimensional, got shape {flat.shape}")
@@ -261,7 +256,8 @@ def _check_ranked(
         )
 
 
-def _check_empty_classes(empty_classes: str, zd: float) -> None:
+def check_empty_classes(empty_classes: str, zd: float) -> None:
+    """Check ``empty_classes`` and its combination with the 0/0 policy."""
     if empty_classes not in _EMPTY_CLASS_CHOICES:
         raise ValueError(f"empty_classes must be 'exclude' or 'include', got {empty_classes!r}")
     if empty_classes == "include" and math.isnan(zd):
@@ -374,7 +370,7 @@ def class_points(
     ClassPoints
     """
     zd = check_zero_division(zero_division)
-    _check_empty_classes(empty_classes, zd)
+    check_empty_classes(empty_classes, zd)
     s_shape = _shape(scores, "scores")
     l_shape = _shape(labels, "labels")
     if s_shape != l_shape:

@@ -13,30 +13,23 @@ from numpy.typing import ArrayLike, NDArray
 
 from optimize.points import ClassPoints, check_cuts
 from validation._checks import check_beta, is_sparse
+from validation.counts import frozen_array
 from validation.measures import f_beta_from_pr
 
 __all__ = ["ThresholdResult", "evaluate_cuts", "freeze_mapping", "macro_pr"]
 
 
-def _ro(arr: Any, dtype: Any) -> NDArray[Any]:
-    out = np.array(arr, dtype=dtype, copy=True)
-    out.flags.writeable = False
-    return out
-
-
 def _ro_float(arr: Any) -> NDArray[np.float64]:
-    return _ro(arr, np.float64)
+    return frozen_array(arr, np.float64)
 
 
 def _ro_int(arr: Any) -> NDArray[np.int64]:
-    return _ro(arr, np.int64)
+    return frozen_array(arr, np.int64)
 
 
 def _freeze_value(value: Any) -> Any:
     if isinstance(value, np.ndarray):
-        out = value.copy()
-        out.flags.writeable = False
-        return out
+        return frozen_array(value)
     if isinstance(value, Mapping):
         return freeze_mapping(value)
     return value

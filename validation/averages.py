@@ -73,7 +73,7 @@ class ClassAverages:
     def absent_classes(self) -> NDArray[np.int64]:
         """Positions of classes with no true and no predicted member."""
         c = self.class_counts
-        return frozen_array(np.flatnonzero((c.tp + c.fp + c.fn) == 0))
+        return frozen_array(np.flatnonzero((c.tp + c.fp + c.fn) == 0), np.int64)
 
     # micro: pooled counts
     @cached_property

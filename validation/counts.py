@@ -15,8 +15,8 @@ from numpy.typing import ArrayLike, NDArray
 __all__ = ["ClassCounts", "ConfusionMatrix", "Counts", "frozen_array"]
 
 
-def frozen_array(values: ArrayLike, dtype: Any = np.int64) -> NDArray[Any]:
-    """Return a read-only array that does not alias ``values``."""
+def frozen_array(values: ArrayLike, dtype: Any = None) -> NDArray[Any]:
+    """Return a read-only copy of ``values`` (as ``dtype`` if given): it aliases nothing."""
     arr = np.array(values, dtype=dtype, copy=True)
     arr.flags.writeable = False
     return arr
@@ -123,7 +123,7 @@ class ClassCounts:
     @property
     def support(self) -> NDArray[np.int64]:
         """Number of true members of each class (TP + FN)."""
-        return frozen_array(self.tp + self.fn)
+        return frozen_array(self.tp + self.fn, np.int64)
 
     def pooled(self) -> Counts:
         """Counts summed over classes (the input of micro averages)."""

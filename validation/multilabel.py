@@ -22,6 +22,10 @@ from validation.report import same_settings
 __all__ = ["MultiLabelFValidation", "SampleCounts"]
 
 
+def _frozen_counts(values: Any) -> NDArray[np.int64]:
+    return frozen_array(values, np.int64)
+
+
 @attrs.frozen(eq=False)
 class SampleCounts:
     """Per-example counts: true positives, true labels and predicted labels of each row.
@@ -30,9 +34,9 @@ class SampleCounts:
     which concatenates rows.
     """
 
-    tp: NDArray[np.int64] = attrs.field(converter=frozen_array)
-    true: NDArray[np.int64] = attrs.field(converter=frozen_array)
-    predicted: NDArray[np.int64] = attrs.field(converter=frozen_array)
+    tp: NDArray[np.int64] = attrs.field(converter=_frozen_counts)
+    true: NDArray[np.int64] = attrs.field(converter=_frozen_counts)
+    predicted: NDArray[np.int64] = attrs.field(converter=_frozen_counts)
 
     def __add__(self, other: SampleCounts) -> SampleCounts:
         return SampleCounts(
