@@ -10,7 +10,13 @@ from numpy.typing import NDArray
 
 from validation._checks import as_label_vector, check_same_length, is_sparse
 
-__all__ = ["collect_predictions", "fast_labels", "is_numba_function", "observations_array"]
+__all__ = [
+    "collect_predictions",
+    "fast_labels",
+    "is_numba_function",
+    "jitted_inputs",
+    "observations_array",
+]
 
 
 def is_numba_function(fn: object) -> bool:
@@ -32,6 +38,21 @@ def fast_labels(x: Any, name: str, *, n_classes: int | None = None) -> NDArray[A
     ):
         return np.ascontiguousarray(x)
     return as_label_vector(x, name, n_classes=n_classes)
+
+
+def jitted_inputs(
+    expected: Any, observations: Any, n_classes: int | None = None
+) -> tuple[NDArray[Any], NDArray[Any]]:
+    """Labels and observations for a kernel that calls a numba-jitted ``predict``."""
+    obs = observations_array(observations)
+    if not isinstance(obs, np.ndarray):
+        raise TypeError(
+            "a numba-jitted predict needs observations as a numpy array, "
+            f"got {type(observations).__name__}"
+        )
+    e = fast_labels(expected, "expected", n_classes=n_classes)
+    check_same_length(expected=e, observations=obs)
+    return e, obs
 
 
 def observations_array(observations: Any) -> Any:

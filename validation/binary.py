@@ -16,6 +16,7 @@ from validation._plumbing import (
     collect_predictions,
     fast_labels,
     is_numba_function,
+    jitted_inputs,
     observations_array,
 )
 from validation.counts import Counts
@@ -265,14 +266,7 @@ class BinFValidation:
 def _count_with_jitted(
     predict: Callable[..., Any], expected: Any, observations: Any, positive: Any
 ) -> Counts:
-    obs = observations_array(observations)
-    if not isinstance(obs, np.ndarray):
-        raise TypeError(
-            "a numba-jitted predict needs observations as a numpy array, "
-            f"got {type(observations).__name__}"
-        )
-    e = fast_labels(expected, "expected")
-    check_same_length(expected=e, observations=obs)
+    e, obs = jitted_inputs(expected, observations)
     raw, n_invalid = _kernels.binary_counts_predict(predict, obs, e, int(positive))
     if n_invalid:
         raise ValueError(

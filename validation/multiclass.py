@@ -22,6 +22,7 @@ from validation._plumbing import (
     collect_predictions,
     fast_labels,
     is_numba_function,
+    jitted_inputs,
     observations_array,
 )
 from validation.averages import ClassAverages
@@ -301,14 +302,7 @@ def class_report(
 def _count_with_jitted(
     predict: Callable[..., Any], expected: Any, observations: Any, k: int
 ) -> ConfusionMatrix:
-    obs = observations_array(observations)
-    if not isinstance(obs, np.ndarray):
-        raise TypeError(
-            "a numba-jitted predict needs observations as a numpy array, "
-            f"got {type(observations).__name__}"
-        )
-    e = fast_labels(expected, "expected", n_classes=k)
-    check_same_length(expected=e, observations=obs)
+    e, obs = jitted_inputs(expected, observations, n_classes=k)
     matrix, n_invalid = _kernels.confusion_counts_predict(predict, obs, e, k)
     if n_invalid:
         raise ValueError(
