@@ -1,0 +1,41 @@
+"""Assemble benchmarks/RESULTS.md from the per-part result files.
+
+Each ``bench_*.py`` script writes its own ``results_<part>.md`` (every table in one file
+comes from one run, so its ratios are same-run ratios). This script stitches them
+together in a fixed order under a common header; run it after any benchmark:
+
+    python benchmarks/collect.py
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+PARTS = ("validation", "crossval", "optimize", "fdelta")
+
+HEADER = """# fmacro benchmark results
+
+Every figure below comes from a script in this folder; each table's rows were measured in
+the same run (medians of repeats), as ratios against scikit-learn (or the named peer) and
+against the cost of reading the input once with numpy (the floor). The machine is a shared
+2-core box: absolute times are noisy, ratios within one table are what to compare. Rerun a
+part with `python benchmarks/bench_<part>.py`, then `python benchmarks/collect.py`.
+"""
+
+
+def main() -> Path:
+    sections = [HEADER]
+    for part in PARTS:
+        path = HERE / f"results_{part}.md"
+        if path.is_file():
+            text = path.read_text(encoding="utf-8").strip()
+            # demote the part's title one level under the common header
+            sections.append("#" + text if text.startswith("# ") else text)
+    out = HERE / "RESULTS.md"
+    out.write_text("\n\n".join(sections) + "\n", encoding="utf-8")
+    return out
+
+
+if __name__ == "__main__":
+    print("wrote", main())
