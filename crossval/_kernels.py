@@ -110,7 +110,7 @@ def _splitmix64(state: np.uint64) -> tuple[np.uint64, np.uint64]:  # pragma: no 
 
 @numba.njit(cache=True)
 def _heap_less(keys: NDArray[np.int64], labels: NDArray[np.int64], i: int, j: int) -> bool:
-    return keys[i] < keys[j] or (keys[i] == keys[j] and labels[i] < labels[j])
+    return bool(keys[i] < keys[j] or (keys[i] == keys[j] and labels[i] < labels[j]))
 
 
 @numba.njit(cache=True)

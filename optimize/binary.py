@@ -101,14 +101,15 @@ def as_binary_labels(labels: Any, name: str = "labels") -> NDArray[np.bool_]:
         raise TypeError(f"{name} must be a dense array here, got a sparse matrix")
     arr = np.asarray(labels)
     if arr.dtype == np.bool_:
-        return arr.copy()
+        return np.array(arr, dtype=np.bool_, copy=True)
     if not (np.issubdtype(arr.dtype, np.integer) or np.issubdtype(arr.dtype, np.floating)):
         raise TypeError(f"{name} must hold 0/1 values, got dtype {arr.dtype}")
     bad = (arr != 0) & (arr != 1)
     if bad.any():
         found = np.unique(arr[bad])[:5].tolist()
         raise ValueError(f"{name} must hold only 0 and 1, found {found}")
-    return arr == 1
+    out: NDArray[np.bool_] = arr == 1
+    return out
 
 
 def best_threshold(

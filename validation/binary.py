@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import cached_property
-from typing import Any
+from typing import Any, cast
 
 import attrs
 import numpy as np
@@ -162,7 +162,7 @@ class BinFValidation:
         Mirrors the book's ``new BinFValidation(expected, xt)(predict)`` so a validator can
         be built once and applied to many data sets, e.g. in a ``toolz.pipe``.
         """
-        return toolz.curry(cls, predict=predict, **options)
+        return cast(Callable[..., BinFValidation], toolz.curry(cls, predict=predict, **options))
 
     # Measures: each is computed on first use and then remembered.
     @cached_property

@@ -85,7 +85,7 @@ def read_labels(path: str | os.PathLike[str]) -> np.ndarray:
         raise ValueError(f"{path}: no such file")
     if path.suffix.lower() == ".npy":
         try:
-            arr = np.load(path, allow_pickle=False)
+            arr: np.ndarray = np.load(path, allow_pickle=False)
         except ValueError as exc:
             raise ValueError(f"{path}: not a readable .npy array ({exc})") from None
         if arr.ndim not in (1, 2) or arr.size == 0:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Sequence
 from functools import cached_property
-from typing import Any
+from typing import Any, cast
 
 import attrs
 import numpy as np
@@ -214,7 +214,7 @@ class MultiFValidation(ClassAverages):
     @classmethod
     def using(cls, predict: Callable[..., Any], **options: Any) -> Callable[..., MultiFValidation]:
         """Curried constructor: ``MultiFValidation.using(predict, classes=k)(expected, obs)``."""
-        return toolz.curry(cls, predict=predict, **options)
+        return cast(Callable[..., MultiFValidation], toolz.curry(cls, predict=predict, **options))
 
     @cached_property
     def class_counts(self) -> ClassCounts:  # type: ignore[override]

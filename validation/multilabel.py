@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Sequence
 from functools import cached_property
-from typing import Any
+from typing import Any, cast
 
 import attrs
 import numpy as np
@@ -200,7 +200,9 @@ class MultiLabelFValidation(ClassAverages):
         cls, predict: Callable[..., Any], **options: Any
     ) -> Callable[..., MultiLabelFValidation]:
         """Curried constructor: ``MultiLabelFValidation.using(predict)(Y, observations)``."""
-        return toolz.curry(cls, predict=predict, **options)
+        return cast(
+            Callable[..., MultiLabelFValidation], toolz.curry(cls, predict=predict, **options)
+        )
 
     @property
     def n_labels(self) -> int:

@@ -63,7 +63,7 @@ def random_search(problem: Problem, trials: int, rng: np.random.Generator) -> ND
     candidates = rng.uniform(-1.0, 1.0, size=(trials, problem.n_features + 1))
     values = np.array([problem.value(w) for w in candidates])
     best = int(np.argmax(values) if problem.maximize else np.argmin(values))
-    return candidates[best].copy()
+    return np.array(candidates[best], dtype=np.float64, copy=True)
 
 
 def fit_problem(
