@@ -18,3 +18,8 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 SHARED_DATA = REPO_ROOT.parent / "shared" / "data"
+
+# The Mulan datasets beyond the bundled ones live in ../shared/data next to the checkout
+# (as in CI); point the loader there whatever the working directory.
+if SHARED_DATA.is_dir():
+    os.environ.setdefault("FMACRO_DATA", str(SHARED_DATA))
