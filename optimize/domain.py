@@ -76,9 +76,7 @@ def domain(
     return domain_from_sweep(edge_sweep(class_hulls(pts)), beta=b, n_angles=n_angles)
 
 
-def _chain_max(
-    poly: NDArray[np.float64], b2: float
-) -> tuple[float, NDArray[np.float64]]:
+def _chain_max(poly: NDArray[np.float64], b2: float) -> tuple[float, NDArray[np.float64]]:
     """Max of F_beta over a polygonal chain given by its vertices, and where."""
     if poly.shape[0] == 1:
         return float(f_beta(poly[0, 0], poly[0, 1], b2)), poly[0].copy()

@@ -120,7 +120,10 @@ def _hull_kernel(
     p: NDArray[np.float64],
     r: NDArray[np.float64],
 ) -> tuple[
-    NDArray[np.int64], NDArray[np.int64], NDArray[np.float64], NDArray[np.float64],
+    NDArray[np.int64],
+    NDArray[np.int64],
+    NDArray[np.float64],
+    NDArray[np.float64],
     NDArray[np.float64],
 ]:
     n = indptr.size - 1

@@ -279,8 +279,7 @@ def check_cuts(points: ClassPoints, cuts: ArrayLike) -> NDArray[np.int64]:
     arr = np.asarray(cuts)
     if arr.shape != (points.n_classes,):
         raise ValueError(
-            f"cuts must have one entry per kept class, shape ({points.n_classes},), "
-            f"got {arr.shape}"
+            f"cuts must have one entry per kept class, shape ({points.n_classes},), got {arr.shape}"
         )
     if arr.size and not np.issubdtype(arr.dtype, np.integer):
         raise TypeError(f"cuts must be integers, got dtype {arr.dtype}")
@@ -375,8 +374,7 @@ def class_points(
     l_shape = _shape(labels, "labels")
     if s_shape != l_shape:
         raise ValueError(
-            f"scores and labels must have the same shape, got scores {s_shape} and "
-            f"labels {l_shape}"
+            f"scores and labels must have the same shape, got scores {s_shape} and labels {l_shape}"
         )
     n_obj, n_cls = s_shape
     if n_obj == 0 or n_cls == 0:

@@ -162,9 +162,7 @@ class ThresholdResult:
         n_cols = self.thresholds.shape[0]
         shape = getattr(scores, "shape", None) if is_sparse(scores) else np.shape(scores)
         if shape is None or len(shape) != 2 or shape[1] != n_cols:
-            raise ValueError(
-                f"scores must have shape (n_objects, {n_cols}), got {shape}"
-            )
+            raise ValueError(f"scores must have shape (n_objects, {n_cols}), got {shape}")
         if is_sparse(scores):
             csr = scores.tocsr(copy=True)
             csr.sum_duplicates()

@@ -68,5 +68,3 @@ def test_bad_options(capsys):
 class _FakeTTY(io.StringIO):
     def isatty(self) -> bool:
         return True
-
-

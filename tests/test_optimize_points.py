@@ -64,8 +64,9 @@ def test_dense_points_match_definition(inst: tuple[np.ndarray, np.ndarray]) -> N
     pts3 = class_points(full, y)
     np.testing.assert_array_equal(pts3.tp, pts.tp)
     np.testing.assert_array_equal(pts3.fp, pts.fp)
-    np.testing.assert_array_equal(pts3.threshold[np.isfinite(pts3.threshold)] - 1.0,
-                                  pts.threshold[np.isfinite(pts.threshold)])
+    np.testing.assert_array_equal(
+        pts3.threshold[np.isfinite(pts3.threshold)] - 1.0, pts.threshold[np.isfinite(pts.threshold)]
+    )
 
 
 def test_hand_example_precision_recall() -> None:
@@ -96,9 +97,7 @@ def test_truncated_csr_uses_true_class_size() -> None:
     assert pts.threshold.tolist() == [math.inf, 0.9, 0.5, -math.inf]
     np.testing.assert_allclose(pts.recall, [0, 1 / 3, 2 / 3, 1])
     # an explicit 0.0 score is a retrieved entry
-    scores0 = sp.csr_matrix(
-        (np.array([0.0]), (np.array([1]), np.array([0]))), shape=(3, 1)
-    )
+    scores0 = sp.csr_matrix((np.array([0.0]), (np.array([1]), np.array([0]))), shape=(3, 1))
     pts0 = class_points(scores0, np.array([[0], [1], [0]]))
     assert pts0.tp.tolist() == [0, 1, 1] and pts0.threshold.tolist() == [math.inf, 0.0, -math.inf]
 
@@ -127,8 +126,17 @@ def test_from_ranked_lists() -> None:
     assert pts.class_index.tolist() == [0, 1]
     assert pts.tp.tolist() == [0, 1, 1, 2, 3, 0, 0, 1, 1]
     assert pts.fp.tolist() == [0, 0, 1, 1, 2, 0, 1, 1, 4]
-    assert pts.threshold.tolist() == [math.inf, 0.0, -1.0, -2.0, -math.inf,
-                                      math.inf, 0.0, -1.0, -math.inf]
+    assert pts.threshold.tolist() == [
+        math.inf,
+        0.0,
+        -1.0,
+        -2.0,
+        -math.inf,
+        math.inf,
+        0.0,
+        -1.0,
+        -math.inf,
+    ]
     full = ClassPoints.from_ranked_lists([[1, 0, 0]], [1], 3)
     assert full.tp.tolist() == [0, 1, 1, 1]  # no extra cut for a complete list
     with pytest.raises(ValueError, match="holds 2 positives"):
@@ -148,8 +156,16 @@ def test_arrays_read_only_and_inputs_untouched() -> None:
     pts = class_points(s, y)
     np.testing.assert_array_equal(s, s0)
     np.testing.assert_array_equal(y, y0)
-    for arr in (pts.tp, pts.fp, pts.threshold, pts.indptr, pts.positives, pts.precision,
-                pts.recall, pts.class_index):
+    for arr in (
+        pts.tp,
+        pts.fp,
+        pts.threshold,
+        pts.indptr,
+        pts.positives,
+        pts.precision,
+        pts.recall,
+        pts.class_index,
+    ):
         assert not arr.flags.writeable
     res = ThresholdResult.from_cuts(pts, [1, 1], beta=1.0, method="x", diagnostics={"a": s})
     assert not res.thresholds.flags.writeable and not res.cuts.flags.writeable
@@ -177,8 +193,9 @@ def test_result_apply_reproduces_training_counts() -> None:
     # CSR in: same predictions when every entry is stored
     pred_sp = res.apply(sp.csr_matrix(s + 10.0))
     assert pred_sp.shape == pred.shape
-    res_sp = ThresholdResult.from_cuts(class_points(sp.csr_matrix(s + 10.0), y), cuts,
-                                       beta=2.0, method="x")
+    res_sp = ThresholdResult.from_cuts(
+        class_points(sp.csr_matrix(s + 10.0), y), cuts, beta=2.0, method="x"
+    )
     np.testing.assert_array_equal(res_sp.apply(sp.csr_matrix(s + 10.0)), pred)
 
 
