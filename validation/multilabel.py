@@ -67,43 +67,58 @@ def _indicator_dense(y: Any, name: str) -> NDArray[Any]:
     raise TypeError(f"{name} must hold 0/1 indicators, got dtype {arr.dtype}")
 
 
-def _indicator_csr(y: Any, name: str) -> Any:
+def _indicator_csr(y: Any) -> Any:
+    """CSR without duplicate entries; the caller's matrix is never modified.
+
+    Values are checked by the counting kernel (stored zeros are skipped there).
+    """
     csr = y.tocsr()
-    data = np.asarray(csr.data)
-    if data.size and not np.isin(data, (0, 1)).all():
-        raise ValueError(f"{name} must hold only 0 and 1, found other stored values")
-    if (data.size and (data == 0).any()) or not csr.has_sorted_indices:
-        csr = csr.copy()  # never touch the caller's matrix
-        csr.eliminate_zeros()
-        csr.sort_indices()
+    if not csr.has_canonical_format:
+        csr = csr.copy()
+        csr.sum_duplicates()
     return csr
+
+
+def _bad_values(y: Any, name: str, n_bad: int) -> ValueError:
+    """The error for ``n_bad`` entries of ``y`` other than 0/1, with a few of them."""
+    values = np.asarray(y.data if is_sparse(y) else y)
+    found = np.unique(values[(values != 0) & (values != 1)])[:5].tolist()
+    where = "stored entries" if is_sparse(y) else "entries"
+    return ValueError(
+        f"{name} must hold only 0 and 1; {n_bad} {where} do not (values such as {found})"
+    )
 
 
 def _count(y_true: Any, y_pred: Any) -> tuple[ClassCounts, SampleCounts]:
     check_same_length(Y_true=y_true, Y_pred=y_pred)
     if is_sparse(y_true) and is_sparse(y_pred):
-        t = _indicator_csr(y_true, "Y_true")
-        p = _indicator_csr(y_pred, "Y_pred")
-        if t.shape != p.shape:
-            raise ValueError(f"Y_true has shape {t.shape} but Y_pred has shape {p.shape}")
-        if t.shape[0] == 0 or t.shape[1] == 0:
-            raise ValueError(f"Y_true is empty (shape {t.shape})")
-        tp, nt, npred, row_tp, row_true, row_pred = _kernels.multilabel_counts_csr(t, p)
-        n_bad = 0
+        t = _indicator_csr(y_true)
+        p = _indicator_csr(y_pred)
+        kernel = _kernels.multilabel_counts_csr
     else:
         t = _indicator_dense(y_true.toarray() if is_sparse(y_true) else y_true, "Y_true")
         p = _indicator_dense(y_pred.toarray() if is_sparse(y_pred) else y_pred, "Y_pred")
-        if t.shape != p.shape:
-            raise ValueError(f"Y_true has shape {t.shape} but Y_pred has shape {p.shape}")
-        if t.shape[0] == 0 or t.shape[1] == 0:
-            raise ValueError(f"Y_true is empty (shape {t.shape})")
-        tp, nt, npred, row_tp, row_true, row_pred, n_bad = _kernels.multilabel_counts_dense(t, p)
-    if n_bad:
-        raise ValueError(f"Y_true and Y_pred must hold only 0 and 1; {n_bad} entries do not")
+        kernel = _kernels.multilabel_counts_dense
+    if t.shape != p.shape:
+        raise ValueError(f"Y_true has shape {t.shape} but Y_pred has shape {p.shape}")
+    if t.shape[0] == 0 or t.shape[1] == 0:
+        raise ValueError(f"Y_true is empty (shape {t.shape})")
+    c = kernel(t, p)
+    if c.bad_index:
+        raise ValueError(
+            f"Y_true or Y_pred has {c.bad_index} column indices outside 0..{t.shape[1] - 1}; "
+            "the CSR matrix is malformed"
+        )
+    for name, y, n_bad in (("Y_true", t, c.bad_true), ("Y_pred", p, c.bad_pred)):
+        if n_bad:
+            raise _bad_values(y, name, n_bad)
     n = t.shape[0]
-    fp = npred - tp
-    fn = nt - tp
-    return ClassCounts(tp, fp, fn, n - tp - fp - fn), SampleCounts(row_tp, row_true, row_pred)
+    fp = c.predicted - c.tp
+    fn = c.true - c.tp
+    return (
+        ClassCounts(c.tp, fp, fn, n - c.tp - fp - fn),
+        SampleCounts(c.row_tp, c.row_true, c.row_pred),
+    )
 
 
 @attrs.frozen(init=False)
