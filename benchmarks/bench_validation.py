@@ -526,6 +526,8 @@ def first_call_table(runs: dict[str, dict[str, Any]]) -> str:
 def runtime_facts() -> dict[str, str]:
     import numba
 
+    import validation  # noqa: F401  (its kernels set OMP_WAIT_POLICY on import)
+
     facts = machine_facts(("numpy", "numba", "scikit-learn", "scipy"))
     facts["numba threads"] = str(numba.get_num_threads())
     for var in ("NUMBA_THREADING_LAYER", "OMP_WAIT_POLICY", "NUMBA_NUM_THREADS"):
@@ -602,9 +604,9 @@ def render(
         "The machine's 2 cores are shared with other engineers' jobs; see the load averages above.",
         "Two-thread numba kernels suffer most when another process holds a core: a parallel",
         "region ends only when both threads have run, and numba's default OpenMP layer",
-        "spin-waits, which on an oversubscribed machine costs tens of ms per call (min stays",
-        "low, median does not). Compare with `--threading-layer workqueue` or",
-        "`OMP_WAIT_POLICY=passive`.",
+        "spin-waits, which on an oversubscribed machine costs tens of ms per call. fmacro",
+        "therefore sets `OMP_WAIT_POLICY=passive` on import unless the user set it (the value",
+        "used is in the header above), and runs inputs below 2**18 elements serially.",
         "",
         spread_table(rows),
     ]
