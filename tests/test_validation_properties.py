@@ -251,3 +251,21 @@ def test_report_lists_rows_and_averages() -> None:
         assert word in text
     assert str(m) == text
     assert "F1" in BinFValidation.from_counts(Counts(1, 1, 1, 1)).report()
+
+
+def test_multilabel_numba_predict_runs_in_the_compiled_loop() -> None:
+    rng = np.random.default_rng(4)
+    X = rng.random((50, 3))
+    Y = (rng.random((50, 3)) > 0.5).astype(np.uint8)
+
+    def row(x: np.ndarray) -> np.ndarray:
+        return (x > 0.5).astype(np.uint8)
+
+    jitted = MultiLabelFValidation(Y, X, numba.njit(row))
+    python = MultiLabelFValidation(Y, X, row)
+    assert jitted.class_counts == python.class_counts
+    assert jitted.samples_f == pytest.approx(python.samples_f)
+    with pytest.raises(ValueError, match="length 3"):
+        MultiLabelFValidation(Y, X, numba.njit(lambda x: x[:2] > 0.5))
+    with pytest.raises(ValueError, match="predict returned"):
+        MultiLabelFValidation(Y, X, numba.njit(lambda x: (x * 3).astype(np.int64)))

@@ -75,6 +75,7 @@ __all__ = [
     "confusion_counts_predict",
     "multilabel_counts_csr",
     "multilabel_counts_dense",
+    "multilabel_counts_predict",
 ]
 
 # Parallel kernels parallelize their prange loop only. numba would otherwise turn each
@@ -881,3 +882,55 @@ def confusion_counts_predict(predict: Any, observations: Any, expected: Any, k: 
         else:
             table[e, p] += 1
     return table, n_invalid
+
+
+@numba.njit
+def _multilabel_counts_predict(predict: Any, observations: Any, y_true: Any) -> Any:
+    n, n_labels = y_true.shape
+    tp = np.zeros(n_labels, dtype=np.int64)
+    true = np.zeros(n_labels, dtype=np.int64)
+    pred = np.zeros(n_labels, dtype=np.int64)
+    row_tp = np.zeros(n, dtype=np.int64)
+    row_true = np.zeros(n, dtype=np.int64)
+    row_pred = np.zeros(n, dtype=np.int64)
+    bad_true = 0
+    bad_pred = 0
+    bad_length = 0
+    for i in range(n):
+        row = predict(observations[i])
+        if row.size != n_labels:
+            bad_length += 1
+            continue
+        for j in range(n_labels):
+            t = np.int64(y_true[i, j])
+            p = np.int64(row[j])
+            if t != 0 and t != 1:
+                bad_true += 1
+                continue
+            if p != 0 and p != 1:
+                bad_pred += 1
+                continue
+            both = t & p
+            tp[j] += both
+            true[j] += t
+            pred[j] += p
+            row_tp[i] += both
+            row_true[i] += t
+            row_pred[i] += p
+    return tp, true, pred, row_tp, row_true, row_pred, bad_true, bad_pred, bad_length
+
+
+def multilabel_counts_predict(
+    predict: Any, observations: Any, y_true: Any
+) -> tuple[MultiLabelCounts, int]:
+    """Multi-label counts with a jitted ``predict`` (observation -> 0/1 row) in the loop.
+
+    Returns the counts and the number of rows whose prediction has the wrong length.
+    """
+    tp, true, pred, row_tp, row_true, row_pred, bad_true, bad_pred, bad_length = (
+        _multilabel_counts_predict(predict, observations, y_true)
+    )
+    counts = MultiLabelCounts(
+        tp, true, pred, row_tp, row_true, row_pred, int(bad_true), int(bad_pred), 0
+    )
+    return counts, int(bad_length)

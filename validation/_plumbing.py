@@ -15,6 +15,7 @@ __all__ = [
     "fast_labels",
     "is_numba_function",
     "jitted_inputs",
+    "jitted_observations",
     "observations_array",
 ]
 
@@ -44,15 +45,21 @@ def jitted_inputs(
     expected: Any, observations: Any, n_classes: int | None = None
 ) -> tuple[NDArray[Any], NDArray[Any]]:
     """Labels and observations for a kernel that calls a numba-jitted ``predict``."""
+    obs = jitted_observations(observations)
+    e = fast_labels(expected, "expected", n_classes=n_classes)
+    check_same_length(expected=e, observations=obs)
+    return e, obs
+
+
+def jitted_observations(observations: Any) -> NDArray[Any]:
+    """Observations as the numpy array a kernel calling a jitted ``predict`` indexes."""
     obs = observations_array(observations)
     if not isinstance(obs, np.ndarray):
         raise TypeError(
             "a numba-jitted predict needs observations as a numpy array, "
             f"got {type(observations).__name__}"
         )
-    e = fast_labels(expected, "expected", n_classes=n_classes)
-    check_same_length(expected=e, observations=obs)
-    return e, obs
+    return obs
 
 
 def observations_array(observations: Any) -> Any:

@@ -13,7 +13,12 @@ from numpy.typing import NDArray
 
 from validation import _kernels, measures
 from validation._checks import check_beta, check_same_length, check_zero_division, is_sparse
-from validation._plumbing import collect_predictions, observations_array
+from validation._plumbing import (
+    collect_predictions,
+    is_numba_function,
+    jitted_observations,
+    observations_array,
+)
 from validation.averages import ClassAverages
 from validation.counts import ClassCounts, frozen_array
 from validation.multiclass import class_report
@@ -81,12 +86,31 @@ def _indicator_csr(y: Any) -> Any:
 
 def _bad_values(y: Any, name: str, n_bad: int) -> ValueError:
     """The error for ``n_bad`` entries of ``y`` other than 0/1, with a few of them."""
+    if y is None:  # rows a jitted predict returned inside the kernel
+        return ValueError(f"predict returned {n_bad} entries other than 0 and 1")
     values = np.asarray(y.data if is_sparse(y) else y)
     found = np.unique(values[(values != 0) & (values != 1)])[:5].tolist()
     where = "stored entries" if is_sparse(y) else "entries"
     return ValueError(
         f"{name} must hold only 0 and 1; {n_bad} {where} do not (values such as {found})"
     )
+
+
+def _count_with_jitted(
+    predict: Callable[..., Any], expected: Any, observations: Any
+) -> tuple[ClassCounts, SampleCounts]:
+    obs = jitted_observations(observations)
+    t = _indicator_dense(expected.toarray() if is_sparse(expected) else expected, "expected")
+    check_same_length(expected=t, observations=obs)
+    if t.shape[0] == 0 or t.shape[1] == 0:
+        raise ValueError(f"expected is empty (shape {t.shape})")
+    counts, bad_length = _kernels.multilabel_counts_predict(predict, obs, t)
+    if bad_length:
+        raise ValueError(
+            f"predict must return an indicator row of length {t.shape[1]} for each "
+            f"observation; {bad_length} row(s) had another length"
+        )
+    return _counts_from_kernel(counts, t, None)
 
 
 def _count(y_true: Any, y_pred: Any) -> tuple[ClassCounts, SampleCounts]:
@@ -103,7 +127,13 @@ def _count(y_true: Any, y_pred: Any) -> tuple[ClassCounts, SampleCounts]:
         raise ValueError(f"Y_true has shape {t.shape} but Y_pred has shape {p.shape}")
     if t.shape[0] == 0 or t.shape[1] == 0:
         raise ValueError(f"Y_true is empty (shape {t.shape})")
-    c = kernel(t, p)
+    return _counts_from_kernel(kernel(t, p), t, p)
+
+
+def _counts_from_kernel(
+    c: _kernels.MultiLabelCounts, t: Any, p: Any
+) -> tuple[ClassCounts, SampleCounts]:
+    """Check a kernel's bad-entry counts, then turn its raw counts into count objects."""
     if c.bad_index:
         raise ValueError(
             f"Y_true or Y_pred has {c.bad_index} column indices outside 0..{t.shape[1] - 1}; "
@@ -136,7 +166,8 @@ class MultiLabelFValidation(ClassAverages):
         What ``predict`` is applied to.
     predict
         ``observation -> indicator row of length L``; with ``batched=True``
-        ``observations -> (N, L) indicator matrix`` (dense or CSR).
+        ``observations -> (N, L) indicator matrix`` (dense or CSR). A numba ``@njit``
+        function (returning a 1-D 0/1 array) runs inside the compiled counting loop.
     labels
         Optional names of the L labels (for the report).
     beta, zero_division, batched
@@ -170,20 +201,23 @@ class MultiLabelFValidation(ClassAverages):
     ) -> None:
         beta = check_beta(beta)
         zero_division = check_zero_division(zero_division)
-        n = check_same_length(expected=expected, observations=observations_array(observations))
-        if batched:
-            predicted = collect_predictions(predict, observations, n, batched=True)
+        if is_numba_function(predict) and not batched:
+            class_counts, sample_counts = _count_with_jitted(predict, expected, observations)
         else:
-            rows = collect_predictions(
-                predict, observations, n, batched=False, integer_labels=False
-            )
-            predicted = np.asarray(rows)
-            if predicted.ndim != 2:
-                raise TypeError(
-                    "predict must return an indicator row (a 1-D 0/1 sequence of length L) "
-                    f"for each observation; got results of shape {predicted.shape}"
+            n = check_same_length(expected=expected, observations=observations_array(observations))
+            if batched:
+                predicted = collect_predictions(predict, observations, n, batched=True)
+            else:
+                rows = collect_predictions(
+                    predict, observations, n, batched=False, integer_labels=False
                 )
-        class_counts, sample_counts = _count(expected, predicted)
+                predicted = np.asarray(rows)
+                if predicted.ndim != 2:
+                    raise TypeError(
+                        "predict must return an indicator row (a 1-D 0/1 sequence of length "
+                        f"L) for each observation; got results of shape {predicted.shape}"
+                    )
+            class_counts, sample_counts = _count(expected, predicted)
         self.__attrs_init__(
             class_counts, sample_counts, _labels(labels, class_counts), beta, zero_division
         )
