@@ -50,7 +50,14 @@ from numpy.typing import ArrayLike, NDArray
 
 from optimize.binary import as_binary_labels
 from optimize.coordinate import coordinate_ascent, per_class_cuts
-from optimize.points import ClassPoints, as_points, check_cuts, check_empty_classes
+from optimize.points import (
+    ClassPoints,
+    as_points,
+    check_cuts,
+    check_empty_classes,
+    matching_shapes,
+    matrix_shape,
+)
 from optimize.result import ThresholdResult, evaluate_cuts
 from validation._checks import as_float_array, check_beta, check_zero_division, is_sparse
 from validation.counts import frozen_array
@@ -372,12 +379,7 @@ def _per_class_dense(
     """T_b on dense inputs without materializing the points: one sort + one sweep."""
     zd = check_zero_division(zero_division)
     check_empty_classes(empty_classes, zd)
-    s_shape = _check_matrix_shape(scores, "scores")
-    l_shape = _check_matrix_shape(labels, "labels")
-    if s_shape != l_shape:
-        raise ValueError(
-            f"scores and labels must have the same shape, got scores {s_shape} and labels {l_shape}"
-        )
+    s_shape = matching_shapes(scores, labels)
     s = np.ascontiguousarray(as_float_array(scores, "scores", ndim=2))
     y = np.ascontiguousarray(as_binary_labels(labels, "labels"))
     _, n_cols = s_shape
@@ -598,15 +600,6 @@ def cyclic(
 # --------------------------------------------------------------------------- RCut
 
 
-def _check_matrix_shape(x: Any, name: str) -> tuple[int, int]:
-    shape = x.shape if is_sparse(x) else np.shape(x)
-    if len(shape) != 2:
-        raise ValueError(f"{name} must be 2-dimensional (n_objects, n_classes), got shape {shape}")
-    if shape[0] == 0 or shape[1] == 0:
-        raise ValueError(f"{name} is empty (shape {shape}); at least one object and class")
-    return int(shape[0]), int(shape[1])
-
-
 def _labels_csr(labels: Any) -> Any:
     """Labels as a canonical CSR matrix with data 1 (validated 0/1)."""
     import scipy.sparse as sp
@@ -689,7 +682,7 @@ def predict_top_k(scores: Any, k: int) -> NDArray[np.bool_]:
     stored entries can be predicted (an object with fewer than ``k`` gets all of
     them).
     """
-    _check_matrix_shape(scores, "scores")
+    matrix_shape(scores, "scores")
     s = _scores_checked(scores)
     kk = _check_k(k, "k")
     n, m = s.shape
@@ -752,13 +745,7 @@ def top_k(
     b = check_beta(beta)
     zd = check_zero_division(zero_division)
     check_empty_classes(empty_classes, zd)
-    s_shape = _check_matrix_shape(scores, "scores")
-    l_shape = _check_matrix_shape(labels, "labels")
-    if s_shape != l_shape:
-        raise ValueError(
-            f"scores and labels must have the same shape, got scores {s_shape} and labels {l_shape}"
-        )
-    n, m = s_shape
+    n, m = matching_shapes(scores, labels)
     s = _scores_checked(scores)
     y = _labels_csr(labels)
     sizes = np.bincount(y.indices, minlength=m).astype(np.int64)
@@ -933,13 +920,7 @@ def evaluate_thresholds(
     b = check_beta(beta)
     zd = check_zero_division(zero_division)
     check_empty_classes(empty_classes, zd)
-    s_shape = _check_matrix_shape(scores, "scores")
-    l_shape = _check_matrix_shape(labels, "labels")
-    if s_shape != l_shape:
-        raise ValueError(
-            f"scores and labels must have the same shape, got scores {s_shape} and labels {l_shape}"
-        )
-    _, m = s_shape
+    _, m = matching_shapes(scores, labels)
     if isinstance(thresholds, ThresholdResult):
         if thresholds.method == "top_k":
             raise ValueError(

@@ -332,13 +332,27 @@ def _sparse_labels(labels: Any) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
     return indptr, rows.astype(np.int64)
 
 
-def _shape(x: Any, name: str) -> tuple[int, int]:
+def matrix_shape(x: Any, name: str) -> tuple[int, int]:
+    """``(n_objects, n_classes)`` of a dense or sparse matrix; refuse other ranks and empties."""
     shape = getattr(x, "shape", None)
     if shape is None:
         shape = np.shape(x)
     if len(shape) != 2:
         raise ValueError(f"{name} must be 2-dimensional (n_objects, n_classes), got shape {shape}")
+    if shape[0] == 0 or shape[1] == 0:
+        raise ValueError(f"{name} is empty (shape {shape}); at least one object and class")
     return int(shape[0]), int(shape[1])
+
+
+def matching_shapes(scores: Any, labels: Any) -> tuple[int, int]:
+    """The common shape of ``scores`` and ``labels``, or a ``ValueError`` naming both."""
+    s_shape = matrix_shape(scores, "scores")
+    l_shape = matrix_shape(labels, "labels")
+    if s_shape != l_shape:
+        raise ValueError(
+            f"scores and labels must have the same shape, got scores {s_shape} and labels {l_shape}"
+        )
+    return s_shape
 
 
 def class_points(
@@ -370,15 +384,7 @@ def class_points(
     """
     zd = check_zero_division(zero_division)
     check_empty_classes(empty_classes, zd)
-    s_shape = _shape(scores, "scores")
-    l_shape = _shape(labels, "labels")
-    if s_shape != l_shape:
-        raise ValueError(
-            f"scores and labels must have the same shape, got scores {s_shape} and labels {l_shape}"
-        )
-    n_obj, n_cls = s_shape
-    if n_obj == 0 or n_cls == 0:
-        raise ValueError(f"scores is empty (shape {s_shape}); at least one object and class")
+    n_obj, n_cls = matching_shapes(scores, labels)
     if is_sparse(scores):
         s = _sparse_scores(scores)
         l_ptr, l_rows = _sparse_labels(labels)
