@@ -2,10 +2,20 @@
 
 from __future__ import annotations
 
+import numba
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-__all__ = ["argv", "eps_bound", "f_beta", "segment_max"]
+__all__ = ["argv", "eps_bound", "f_beta", "f_beta_scalar", "segment_max"]
+
+
+@numba.njit(cache=True)
+def f_beta_scalar(p: float, r: float, b2: float) -> float:
+    """(1 + b²) p r / (b² p + r), 0 where p = r = 0: the scalar form for numba kernels."""
+    den = b2 * p + r
+    if den == 0.0:
+        return 0.0
+    return (1.0 + b2) * p * r / den
 
 
 def f_beta(p: ArrayLike, r: ArrayLike, b2: float) -> NDArray[np.float64]:

@@ -48,6 +48,7 @@ import numba
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from optimize._fbeta import f_beta_scalar
 from optimize.binary import as_binary_labels
 from optimize.coordinate import coordinate_ascent, per_class_cuts
 from optimize.points import (
@@ -78,14 +79,6 @@ __all__ = [
 
 
 # --------------------------------------------------------------------------- kernels
-
-
-@numba.njit(cache=True)
-def _fb(p: float, r: float, b2: float) -> float:
-    den = b2 * p + r
-    if den == 0.0:
-        return 0.0
-    return (1.0 + b2) * p * r / den
 
 
 @numba.njit(cache=True)
@@ -125,7 +118,7 @@ def _shared_sweep(
     best_f = -np.inf
     best_pos = 0
     if n_undef == 0:
-        best_f = _fb(sp / n, sr / n, b2)
+        best_f = f_beta_scalar(sp / n, sr / n, b2)
     m = order.size
     i = 0
     while i < m:
@@ -147,7 +140,7 @@ def _shared_sweep(
             cur[j] = g
             i += 1
         if n_undef == 0:
-            v = _fb(sp / n, sr / n, b2)
+            v = f_beta_scalar(sp / n, sr / n, b2)
             if v > best_f:
                 best_f = v
                 best_pos = i
@@ -217,7 +210,7 @@ def _block_best_cuts(
         r0 = 0.0 if m > 0 else zd
         best = -np.inf
         if not (np.isnan(zd) or np.isnan(r0)):
-            best = _fb(zd, r0, b2)
+            best = f_beta_scalar(zd, r0, b2)
         t = 0
         ncut = 0
         for i in range(n_obj - 1, -1, -1):
@@ -229,7 +222,7 @@ def _block_best_cuts(
                 taken = n_obj - i
                 p = t / taken
                 r = t / m if m > 0 else zd
-                f = _fb(p, r, b2)
+                f = f_beta_scalar(p, r, b2)
                 if f > best:
                     best = f
                     best_cut[row] = ncut

@@ -18,6 +18,7 @@ import numba
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from optimize._fbeta import f_beta_scalar
 from optimize.points import ClassPoints, check_cuts
 from validation._checks import check_beta
 
@@ -91,14 +92,6 @@ def per_class_cuts(points: ClassPoints, beta: float = 1.0) -> NDArray[np.int64]:
 
 
 @numba.njit(cache=True)
-def _f(p: float, r: float, b2: float) -> float:
-    den = b2 * p + r
-    if den == 0.0:
-        return 0.0
-    return (1.0 + b2) * p * r / den
-
-
-@numba.njit(cache=True)
 def _ascent_kernel(
     indptr: NDArray[np.int64],
     p: NDArray[np.float64],
@@ -122,14 +115,14 @@ def _ascent_kernel(
             g = indptr[j] + cuts[j]
             op = sp - p[g]
             orr = sr - r[g]
-            cur = _f((op + p[g]) / n, (orr + r[g]) / n, b2)
+            cur = f_beta_scalar((op + p[g]) / n, (orr + r[g]) / n, b2)
             if np.isnan(cur):
                 cur = -np.inf
             best = cur
             best_c = cuts[j]
             for c in range(indptr[j + 1] - indptr[j]):
                 h = indptr[j] + c
-                v = _f((op + p[h]) / n, (orr + r[h]) / n, b2)
+                v = f_beta_scalar((op + p[h]) / n, (orr + r[h]) / n, b2)
                 if v > best + tol or (best == -np.inf and not np.isnan(v)):
                     best = v
                     best_c = c
@@ -156,7 +149,7 @@ def _per_class_kernel(
             g = indptr[j] + c
             if np.isnan(p[g]) or np.isnan(r[g]):
                 continue
-            v = _f(p[g], r[g], b2)
+            v = f_beta_scalar(p[g], r[g], b2)
             if v > best:
                 best = v
                 out[j] = c
