@@ -41,7 +41,7 @@ cached on disk).
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, NamedTuple
 
 import attrs
 import numba
@@ -593,20 +593,41 @@ def cyclic(
 # --------------------------------------------------------------------------- RCut
 
 
-def _labels_csr(labels: Any) -> Any:
-    """Labels as a canonical CSR matrix with data 1 (validated 0/1)."""
-    import scipy.sparse as sp
+class _LabelRows(NamedTuple):
+    """Validated 0/1 labels by row: CSR structure, plus the bool matrix if given dense."""
 
+    indptr: NDArray[np.int64]
+    indices: NDArray[np.int64]  # sorted within each row
+    dense: NDArray[np.bool_] | None
+
+    @property
+    def nnz(self) -> int:
+        return int(self.indices.size)
+
+    def to_dense(self, shape: tuple[int, int]) -> NDArray[np.bool_]:
+        if self.dense is not None:
+            return self.dense
+        out = np.zeros(shape, dtype=bool)
+        out[np.repeat(np.arange(shape[0]), np.diff(self.indptr)), self.indices] = True
+        return out
+
+
+def _label_rows(labels: Any) -> _LabelRows:
+    """Labels (dense or sparse, checked 0/1) by row; dense input needs no scipy."""
     if is_sparse(labels):
         csr = labels.tocsr(copy=True)
         csr.sum_duplicates()
         as_binary_labels(np.asarray(csr.data), "labels")
         csr.eliminate_zeros()
-    else:
-        csr = sp.csr_matrix(as_binary_labels(labels, "labels"))
-    csr.sort_indices()
-    csr.data = np.ones(csr.nnz, dtype=np.uint8)
-    return csr
+        csr.sort_indices()
+        return _LabelRows(
+            np.asarray(csr.indptr, dtype=np.int64), np.asarray(csr.indices, dtype=np.int64), None
+        )
+    dense = as_binary_labels(labels, "labels")
+    rows, cols = np.nonzero(dense)  # row-major: columns come sorted within each row
+    indptr = np.zeros(dense.shape[0] + 1, dtype=np.int64)
+    np.cumsum(np.bincount(rows, minlength=dense.shape[0]), out=indptr[1:])
+    return _LabelRows(indptr, cols.astype(np.int64), dense)
 
 
 def _scores_checked(scores: Any) -> Any:
@@ -740,7 +761,7 @@ def top_k(
     check_empty_classes(empty_classes, zd)
     n, m = matching_shapes(scores, labels)
     s = _scores_checked(scores)
-    y = _labels_csr(labels)
+    y = _label_rows(labels)
     sizes = np.bincount(y.indices, minlength=m).astype(np.int64)
     kept = _kept_columns(sizes, empty_classes)
     if k_max is None:
@@ -850,7 +871,7 @@ class MacroEvaluation:
 
 
 def _predicted_counts(
-    s: Any, y: Any, thr: NDArray[np.float64]
+    s: Any, y: _LabelRows, thr: NDArray[np.float64]
 ) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
     n, m = s.shape
     if is_sparse(s):
@@ -872,7 +893,7 @@ def _predicted_counts(
         npred[allc] = n
         return tp, npred - tp
     pred = s >= thr[None, :]
-    yd = y.toarray().astype(bool)
+    yd = y.to_dense((n, m))
     tp = np.count_nonzero(pred & yd, axis=0).astype(np.int64)
     fp = np.count_nonzero(pred & ~yd, axis=0).astype(np.int64)
     return tp, fp
@@ -930,7 +951,7 @@ def evaluate_thresholds(
     if np.isnan(thr).any():
         raise ValueError(f"thresholds contains {int(np.isnan(thr).sum())} NaN value(s)")
     s = _scores_checked(scores)
-    y = _labels_csr(labels)
+    y = _label_rows(labels)
     sizes = np.bincount(y.indices, minlength=m).astype(np.int64)
     kept = _kept_columns(sizes, empty_classes)
     tp, fp = _predicted_counts(s, y, thr)
