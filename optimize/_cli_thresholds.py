@@ -247,7 +247,8 @@ def run(args: argparse.Namespace) -> int:
     print(format_table(header, table).replace(" nan", "   -"))
     print(
         "F-macro = F of (macro P, macro R); macro-F = mean of per-class F. The upper bound "
-        "is proven: no thresholds on these rankings reach a higher F-macro."
+        "is proven: no thresholds on these rankings reach a higher F-macro. Times of a "
+        "first run include compiling fmacro's kernels (cached for later runs)."
     )
     if skipped:
         print(f"skipped (need scores, not ranked lists): {', '.join(skipped)}")

@@ -159,7 +159,7 @@ def fold_numbers(splitter: object, Y: np.ndarray) -> np.ndarray:
     return fold_of
 
 
-@pytest.mark.parametrize(("name", "k"), [("yeast", 5), ("yeast", 10), ("scene", 10)])
+@pytest.mark.parametrize(("name", "k"), [("yeast", 5), ("yeast", 10), ("emotions", 10)])
 def test_more_balanced_than_random_kfold_on_real_data(name: str, k: int) -> None:
     _, Y = load_dataset(name, "all")
     Y = np.asarray(Y)

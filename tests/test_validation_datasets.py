@@ -18,7 +18,7 @@ from validation.datasets import load_arff_data, load_dataset, read_arff
         ("corel5k", "train", 4500, 499, 374, 3.522),
         ("corel5k", "test", 500, 499, 374, 3.526),
         ("yeast", "train", 1500, 103, 14, 4.228),
-        ("scene", "test", 1196, 294, 6, 1.086),
+        ("emotions", "test", 202, 72, 6, 1.975),
         ("enron", "train", 1123, 1001, 53, 3.386),
         ("medical", "train", 333, 1449, 45, 1.255),
         ("genbase", "test", 199, 1186, 27, 1.231),
