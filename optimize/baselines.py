@@ -41,6 +41,7 @@ cached on disk).
 from __future__ import annotations
 
 import math
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any, NamedTuple
 
 import attrs
@@ -174,7 +175,8 @@ def _cuts_for_thresholds_kernel(
     return out
 
 
-@numba.njit(cache=True)
+# nogil: blocks of columns run on several Python threads (np.sort releases the GIL too).
+@numba.njit(cache=True, nogil=True)
 def _block_best_cuts(
     unsorted: NDArray[np.float64],
     y: NDArray[np.bool_],
@@ -390,12 +392,23 @@ def _per_class_dense(
     thr = np.full(n_cols, math.inf)
     # Column blocks of ~16 MB, transposed so that each class is contiguous: sorting
     # contiguous rows is several times faster than np.sort(axis=0) on a large matrix.
+    # Blocks are independent and both np.sort and the kernel release the GIL, so they
+    # run on one thread per core.
     width = max(1, min(n_cols, (1 << 21) // max(n_obj, 1)))
-    for start in range(0, n_cols, width):
-        blk = slice(start, min(start + width, n_cols))
+    blocks = [slice(a, min(a + width, n_cols)) for a in range(0, n_cols, width)]
+
+    def best_cuts(blk: slice) -> tuple[NDArray[Any], ...]:
         u = np.ascontiguousarray(s[:, blk].T)
         yb = np.ascontiguousarray(y[:, blk].T)
-        out = _block_best_cuts(u, yb, np.sort(u, axis=1), zd, b * b)
+        return _block_best_cuts(u, yb, np.sort(u, axis=1), zd, b * b)
+
+    workers = min(len(blocks), numba.get_num_threads())
+    if workers > 1:
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            results = list(pool.map(best_cuts, blocks))
+    else:
+        results = [best_cuts(blk) for blk in blocks]
+    for blk, out in zip(blocks, results, strict=True):
         cut[blk], tp[blk], cnt[blk], thr[blk] = out
     cut, tp, cnt, thr = cut[cols], tp[cols], cnt[cols], thr[cols]
     m = sizes[cols]

@@ -573,3 +573,15 @@ def test_bad_input_specific() -> None:
         f_macro(s, np.zeros_like(y), [0.1, 0.2])
     with pytest.raises(ValueError, match="pass either scores and labels, or points="):
         per_class(s, y, points=class_points(s, y))
+
+
+def test_dense_per_class_over_many_blocks_and_threads_matches_points_path() -> None:
+    # 2000 objects x 1100 classes spans two ~16 MB column blocks, run on worker threads.
+    rng = np.random.default_rng(11)
+    scores = np.round(rng.random((2000, 1100)), 3)  # rounding makes ties common
+    labels = (rng.random((2000, 1100)) < 0.05).astype(np.uint8)
+    fused = per_class(scores, labels)
+    general = per_class(points=class_points(scores, labels))
+    np.testing.assert_array_equal(fused.cuts, general.cuts)
+    np.testing.assert_array_equal(fused.thresholds, general.thresholds)
+    assert fused.f == general.f
