@@ -29,9 +29,9 @@ def main() -> Path:
     for part in PARTS:
         path = HERE / f"results_{part}.md"
         if path.is_file():
-            text = path.read_text(encoding="utf-8").strip()
-            # demote the part's title one level under the common header
-            sections.append("#" + text if text.startswith("# ") else text)
+            lines = path.read_text(encoding="utf-8").strip().splitlines()
+            # demote every heading of the part one level, under the common header
+            sections.append("\n".join("#" + ln if ln.startswith("#") else ln for ln in lines))
     out = HERE / "RESULTS.md"
     out.write_text("\n\n".join(sections) + "\n", encoding="utf-8")
     return out
