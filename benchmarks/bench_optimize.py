@@ -31,7 +31,8 @@ from typing import Any
 
 import numpy as np
 
-from optimize.baselines import evaluate_thresholds, global_threshold, per_class, proportional
+from optimize.baselines import global_threshold, per_class, proportional
+from optimize.evaluation import evaluate_thresholds
 from optimize.points import class_points
 from optimize.synthetic import calibrated_probabilities, dense_scores, extreme_rankings
 from validation.multilabel import MultiLabelFValidation

@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from optimize import baselines
+from optimize import baselines, evaluation, rcut
 from optimize.domain import domain
 from optimize.fixed_point import fixed_point
 from optimize.points import class_points
@@ -84,7 +84,7 @@ def main(argv: list[str] | None = None) -> int:
         ("cyclic (from T_b)", lambda: baselines.cyclic(points=pts)),
         ("global_threshold", lambda: baselines.global_threshold(points=pts)),
         ("proportional (PCut)", lambda: baselines.proportional(points=pts, priors=priors)),
-        ("top_k (RCut)", lambda: baselines.top_k(S_val, Y_val, k_max=40)),
+        ("top_k (RCut)", lambda: rcut.top_k(S_val, Y_val, k_max=40)),
     ]
     header = (
         f"Corel5k: {X_tr.shape[0] - n_val} fit / {n_val} validation (seed {args.seed}) / "
@@ -102,10 +102,10 @@ def main(argv: list[str] | None = None) -> int:
         elapsed = time.perf_counter() - t0
         if res.method == "top_k":
             k = int(res.diagnostics["k"])
-            f_te, mf_te = f_of_predictions(Y_te, baselines.predict_top_k(S_te, k))
+            f_te, mf_te = f_of_predictions(Y_te, rcut.predict_top_k(S_te, k))
             name = f"{name}, k = {k}"
         else:
-            ev = baselines.evaluate_thresholds(S_te, Y_te, res)
+            ev = evaluation.evaluate_thresholds(S_te, Y_te, res)
             f_te, mf_te = ev.f, ev.macro_f
         ub = "-" if math.isnan(res.upper_bound) else f"{res.upper_bound:.4f}"
         gap = "-" if math.isnan(res.gap) else f"{res.gap:.1e}"

@@ -6,26 +6,23 @@ import importlib
 from typing import Any
 
 from optimize.baselines import (
-    MacroEvaluation,
     cuts_for_thresholds,
     cyclic,
-    evaluate_thresholds,
-    f_macro,
     global_threshold,
     per_class,
-    predict_top_k,
     proportional,
-    top_k,
 )
 from optimize.binary import BinaryThreshold, best_threshold
 from optimize.brute_force import brute_force, brute_force_exact
 from optimize.coordinate import coordinate_ascent, per_class_cuts
 from optimize.domain import domain
+from optimize.evaluation import MacroEvaluation, evaluate_thresholds, f_macro
 from optimize.fixed_point import argv_curve, fixed_point
 from optimize.hull import ClassHulls, Sweep, class_hulls, edge_sweep
 from optimize.io import read_ranked_lists
 from optimize.localize import LocalizeResult, localize
 from optimize.points import ClassPoints, class_points
+from optimize.rcut import predict_top_k, top_k
 from optimize.result import ThresholdResult, evaluate_cuts
 
 __all__ = [

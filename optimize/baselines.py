@@ -1,4 +1,4 @@
-"""Baseline threshold rules for F-macro, and held-out evaluation of thresholds.
+"""Baseline threshold rules for F-macro.
 
 Every method returns a :class:`~optimize.result.ThresholdResult` with
 ``upper_bound = gap = nan`` (no certificate) and ``method`` set to its name:
@@ -10,8 +10,7 @@ Every method returns a :class:`~optimize.result.ThresholdResult` with
     One score threshold shared by every class, chosen by an exact sweep over all
     distinct scores.
 ``top_k``  (RCut)
-    Each object gets its ``k`` highest-scored classes; ``k`` tuned over
-    ``1..k_max``. Not a per-class threshold rule: see :func:`top_k`.
+    In :mod:`optimize.rcut`: each object gets its ``k`` highest-scored classes.
 ``proportional``  (PCut)
     Class ``k`` predicts about ``scale * prior_k * N`` objects (its top-ranked ones);
     ``scale`` tuned by an exact sweep.
@@ -25,13 +24,7 @@ Conventions are those of :mod:`optimize.points`: positive iff
 left out of P and R by default (``empty_classes="exclude"``) and get threshold
 ``+inf``.
 
-:func:`f_macro` and :func:`evaluate_thresholds` score given thresholds on (held-out)
-data with the definition of :mod:`validation`: F_beta of the macro-averaged
-precision and recall over the classes with at least one positive (all classes with
-``empty_classes="include"``; their recall is then ``zero_division``). Under
-``zero_division=nan`` a class that predicts nothing is left out of the precision
-average (validation's convention); on the tuning data the optimizers never pick
-such a cut, so both conventions agree there.
+:mod:`optimize.evaluation` scores given thresholds on held-out data.
 
 Cost: the sweeps sort all cuts once (``O(H log H)``, H = total cuts) and run one
 numba pass; the first call in a process compiles the kernels (a few seconds, then
@@ -42,9 +35,8 @@ from __future__ import annotations
 
 import math
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, NamedTuple
+from typing import Any
 
-import attrs
 import numba
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -58,24 +50,17 @@ from optimize.points import (
     check_cuts,
     check_empty_classes,
     matching_shapes,
-    matrix_shape,
 )
 from optimize.result import ThresholdResult, evaluate_cuts
 from validation._checks import as_float_array, check_beta, check_zero_division, is_sparse
-from validation.counts import frozen_array
-from validation.measures import f_beta_from_pr, mean_defined, safe_divide
+from validation.measures import f_beta_from_pr
 
 __all__ = [
-    "MacroEvaluation",
     "cuts_for_thresholds",
     "cyclic",
-    "evaluate_thresholds",
-    "f_macro",
     "global_threshold",
     "per_class",
-    "predict_top_k",
     "proportional",
-    "top_k",
 ]
 
 
@@ -601,422 +586,3 @@ def cyclic(
     return ThresholdResult.from_cuts(
         pts, cuts, beta=b, method="cyclic", diagnostics={"start_f": start_f}
     )
-
-
-# --------------------------------------------------------------------------- RCut
-
-
-class _LabelRows(NamedTuple):
-    """Validated 0/1 labels by row: CSR structure, plus the bool matrix if given dense."""
-
-    indptr: NDArray[np.int64]
-    indices: NDArray[np.int64]  # sorted within each row
-    dense: NDArray[np.bool_] | None
-
-    @property
-    def nnz(self) -> int:
-        return int(self.indices.size)
-
-    def to_dense(self, shape: tuple[int, int]) -> NDArray[np.bool_]:
-        if self.dense is not None:
-            return self.dense
-        out = np.zeros(shape, dtype=bool)
-        out[np.repeat(np.arange(shape[0]), np.diff(self.indptr)), self.indices] = True
-        return out
-
-
-def _label_rows(labels: Any) -> _LabelRows:
-    """Labels (dense or sparse, checked 0/1) by row; dense input needs no scipy."""
-    if is_sparse(labels):
-        csr = labels.tocsr(copy=True)
-        csr.sum_duplicates()
-        as_binary_labels(np.asarray(csr.data), "labels")
-        csr.eliminate_zeros()
-        csr.sort_indices()
-        return _LabelRows(
-            np.asarray(csr.indptr, dtype=np.int64), np.asarray(csr.indices, dtype=np.int64), None
-        )
-    dense = as_binary_labels(labels, "labels")
-    rows, cols = np.nonzero(dense)  # row-major: columns come sorted within each row
-    indptr = np.zeros(dense.shape[0] + 1, dtype=np.int64)
-    np.cumsum(np.bincount(rows, minlength=dense.shape[0]), out=indptr[1:])
-    return _LabelRows(indptr, cols.astype(np.int64), dense)
-
-
-def _scores_checked(scores: Any) -> Any:
-    """Dense float64 array or canonical CSR (finite data), never the caller's object."""
-    if is_sparse(scores):
-        csr = scores.tocsr(copy=True)
-        csr.sum_duplicates()
-        csr.sort_indices()
-        data = np.asarray(csr.data, dtype=np.float64)
-        if not np.isfinite(data).all():
-            bad = int(data.size - np.count_nonzero(np.isfinite(data)))
-            raise ValueError(f"scores contains {bad} NaN or infinite value(s)")
-        csr.data = data
-        return csr
-    return as_float_array(scores, "scores", ndim=2)
-
-
-def _top_entries(scores: Any, k_max: int) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
-    """(rows, cols) of each object's top-``k_max`` classes, rank-major.
-
-    Returns ``cols`` of shape (N, k_max) with -1 where an object has fewer stored
-    entries; ties broken by the lower column index.
-    """
-    if is_sparse(scores):
-        n, _ = scores.shape
-        row = np.repeat(np.arange(n), np.diff(scores.indptr))
-        order = np.lexsort((scores.indices, -scores.data, row))
-        row_o = row[order]
-        starts = np.asarray(scores.indptr[:-1])
-        rank = np.arange(order.size) - starts[row_o]
-        keep = rank < k_max
-        cols = np.full((n, k_max), -1, dtype=np.int64)
-        cols[row_o[keep], rank[keep]] = np.asarray(scores.indices)[order[keep]]
-        return np.arange(n), cols
-    n, m = scores.shape
-    if k_max < m:
-        part = np.argpartition(-scores, k_max - 1, axis=1)[:, :k_max]
-        # argpartition may cut through a tie at the k-th value: widen to all columns
-        # holding that value, then order by (-score, column).
-        kth = np.take_along_axis(scores, part, axis=1).min(axis=1)
-        cand_mask = scores >= kth[:, None]
-        if int(cand_mask.sum(axis=1).max()) > k_max:
-            rows_c, cols_c = np.nonzero(cand_mask)
-            vals = scores[rows_c, cols_c]
-            order = np.lexsort((cols_c, -vals, rows_c))
-            rows_o, cols_o = rows_c[order], cols_c[order]
-            starts = np.searchsorted(rows_o, np.arange(n))
-            rank = np.arange(rows_o.size) - starts[rows_o]
-            keep = rank < k_max
-            out = np.full((n, k_max), -1, dtype=np.int64)
-            out[rows_o[keep], rank[keep]] = cols_o[keep]
-            return np.arange(n), out
-        cand = part
-    else:
-        cand = np.broadcast_to(np.arange(m), (n, m))
-    vals = np.take_along_axis(scores, cand, axis=1)
-    order = np.lexsort((cand, -vals), axis=1)
-    cols = np.take_along_axis(cand, order, axis=1)[:, :k_max].astype(np.int64)
-    return np.arange(n), cols
-
-
-def predict_top_k(scores: Any, k: int) -> NDArray[np.bool_]:
-    """RCut predictions: each object's ``k`` highest-scored classes (dense bool).
-
-    Ties at the k-th place go to the lower column index. For sparse scores only
-    stored entries can be predicted (an object with fewer than ``k`` gets all of
-    them).
-    """
-    matrix_shape(scores, "scores")
-    s = _scores_checked(scores)
-    kk = _check_k(k, "k")
-    n, m = s.shape
-    _, cols = _top_entries(s, min(kk, m))
-    out = np.zeros((n, m), dtype=bool)
-    rows = np.repeat(np.arange(n), cols.shape[1])
-    flat = cols.reshape(-1)
-    ok = flat >= 0
-    out[rows[ok], flat[ok]] = True
-    return out
-
-
-def _check_k(k: object, name: str) -> int:
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
-        raise TypeError(f"{name} must be a positive integer, got {type(k).__name__}")
-    if int(k) < 1:
-        raise ValueError(f"{name} must be a positive integer, got {k!r}")
-    return int(k)
-
-
-def top_k(
-    scores: Any,
-    labels: Any,
-    *,
-    beta: float = 1.0,
-    zero_division: float = 0.0,
-    empty_classes: str = "exclude",
-    k_max: int | None = None,
-) -> ThresholdResult:
-    """RCut: predict each object's top ``k`` classes, ``k`` in ``1..k_max`` tuned for F-macro.
-
-    Parameters
-    ----------
-    scores
-        Dense ``(N, n)`` or sparse (retrieved entries only; missing entries are never
-        predicted). Ties within an object go to the lower column index.
-    labels
-        ``(N, n)`` 0/1 indicator, dense or sparse.
-    k_max
-        Largest ``k`` tried; default ``min(n, max(10, ceil(2 * cardinality)))`` where
-        cardinality is the mean number of labels per object.
-    Other parameters
-        As in :func:`per_class`.
-
-    Returns
-    -------
-    ThresholdResult
-        ``method="top_k"``; ``diagnostics["k"]`` is the chosen ``k`` and
-        ``diagnostics["f_by_k"]``, ``["precision_by_k"]``, ``["recall_by_k"]`` the
-        curves over ``k = 1..k_max``. RCut is a per-object rule, not per-class
-        thresholds: ``thresholds`` are NaN and ``cuts`` are -1; predict new data
-        with :func:`predict_top_k` (``result.apply`` does not apply here).
-
-    Notes
-    -----
-    P and R follow :func:`evaluate_thresholds` (validation's definition). Cost: a
-    partial sort of each row (dense) or one sort of the stored entries (sparse),
-    then ``O(k_max * (N + n))``.
-    """
-    b = check_beta(beta)
-    zd = check_zero_division(zero_division)
-    check_empty_classes(empty_classes, zd)
-    n, m = matching_shapes(scores, labels)
-    s = _scores_checked(scores)
-    y = _label_rows(labels)
-    sizes = np.bincount(y.indices, minlength=m).astype(np.int64)
-    kept = _kept_columns(sizes, empty_classes)
-    if k_max is None:
-        card = y.nnz / n
-        kk = min(m, max(10, math.ceil(2 * card)))
-    else:
-        kk = min(_check_k(k_max, "k_max"), m)
-    _, cols = _top_entries(s, kk)
-    rows = np.arange(n)
-    label_keys = np.repeat(np.arange(n, dtype=np.int64), np.diff(y.indptr)) * m + y.indices
-    tp = np.zeros(m, dtype=np.int64)
-    npred = np.zeros(m, dtype=np.int64)
-    f_by_k = np.empty(kk)
-    p_by_k = np.empty(kk)
-    r_by_k = np.empty(kk)
-    for j in range(kk):
-        c = cols[:, j]
-        ok = c >= 0
-        keys = rows[ok] * m + c[ok]
-        pos = np.searchsorted(label_keys, keys)
-        pos = np.minimum(pos, max(label_keys.size - 1, 0))
-        hit = (label_keys[pos] == keys) if label_keys.size else np.zeros(keys.size, dtype=bool)
-        tp += np.bincount(c[ok][hit], minlength=m)
-        npred += np.bincount(c[ok], minlength=m)
-        ev = _macro_from_counts(tp[kept], npred[kept] - tp[kept], sizes[kept], b, zd)
-        p_by_k[j], r_by_k[j], f_by_k[j] = ev
-    f_sel = np.where(np.isnan(f_by_k), -np.inf, f_by_k)
-    best = int(np.argmax(f_sel))
-    return ThresholdResult(
-        thresholds=np.full(m, math.nan),
-        cuts=np.full(kept.size, -1, dtype=np.int64),
-        precision=p_by_k[best],
-        recall=r_by_k[best],
-        f=f_by_k[best],
-        upper_bound=math.nan,
-        gap=math.nan,
-        method="top_k",
-        beta=b,
-        zero_division=zd,
-        diagnostics={
-            "k": best + 1,
-            "f_by_k": f_by_k,
-            "precision_by_k": p_by_k,
-            "recall_by_k": r_by_k,
-            "class_index": kept,
-        },
-    )
-
-
-# --------------------------------------------------------------------------- evaluation
-
-
-def _kept_columns(sizes: NDArray[np.int64], empty_classes: str) -> NDArray[np.int64]:
-    if empty_classes == "include":
-        return np.arange(sizes.size, dtype=np.int64)
-    kept = np.flatnonzero(sizes > 0).astype(np.int64)
-    if kept.size == 0:
-        raise ValueError("labels has no class with a positive example; nothing to evaluate")
-    return kept
-
-
-def _macro_from_counts(
-    tp: NDArray[np.int64], fp: NDArray[np.int64], m: NDArray[np.int64], beta: float, zd: float
-) -> tuple[float, float, float]:
-    p_k = np.asarray(safe_divide(tp, tp + fp, zd), dtype=np.float64)
-    r_k = np.asarray(safe_divide(tp, m, zd), dtype=np.float64)
-    p = mean_defined(p_k)
-    r = mean_defined(r_k)
-    return p, r, float(f_beta_from_pr(p, r, beta))
-
-
-@attrs.frozen(eq=False)
-class MacroEvaluation:
-    """F-macro of given thresholds on some data, with the per-class details.
-
-    Attributes
-    ----------
-    f, precision, recall
-        F_beta(P, R), macro precision P and macro recall R over ``class_index``.
-    class_index
-        Columns averaged (those with positives, or all with ``empty_classes="include"``).
-    tp, fp, positives
-        Per-column counts (all columns) of the predictions ``score >= threshold``.
-    class_precision, class_recall, class_f
-        Per-column measures (all columns; 0/0 -> ``zero_division``).
-    beta, zero_division
-        Settings used.
-    """
-
-    f: float
-    precision: float
-    recall: float
-    class_index: NDArray[np.int64] = attrs.field(repr=False)
-    tp: NDArray[np.int64] = attrs.field(repr=False)
-    fp: NDArray[np.int64] = attrs.field(repr=False)
-    positives: NDArray[np.int64] = attrs.field(repr=False)
-    class_precision: NDArray[np.float64] = attrs.field(repr=False)
-    class_recall: NDArray[np.float64] = attrs.field(repr=False)
-    class_f: NDArray[np.float64] = attrs.field(repr=False)
-    beta: float
-    zero_division: float
-
-    @property
-    def macro_f(self) -> float:
-        """Mean of per-class F over ``class_index`` (macro-F, not F-macro)."""
-        return mean_defined(self.class_f[self.class_index])
-
-
-def _predicted_counts(
-    s: Any, y: _LabelRows, thr: NDArray[np.float64]
-) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
-    n, m = s.shape
-    if is_sparse(s):
-        row = np.repeat(np.arange(n, dtype=np.int64), np.diff(s.indptr))
-        col = np.asarray(s.indices, dtype=np.int64)
-        hit = (s.data >= thr[col]) & ~np.isneginf(thr[col])
-        keys = row[hit] * m + col[hit]
-        label_keys = np.repeat(np.arange(n, dtype=np.int64), np.diff(y.indptr)) * m + y.indices
-        if label_keys.size:
-            pos = np.minimum(np.searchsorted(label_keys, keys), label_keys.size - 1)
-            is_pos = label_keys[pos] == keys
-        else:
-            is_pos = np.zeros(keys.size, dtype=bool)
-        tp = np.bincount(col[hit][is_pos], minlength=m).astype(np.int64)
-        npred = np.bincount(col[hit], minlength=m).astype(np.int64)
-        sizes = np.bincount(y.indices, minlength=m).astype(np.int64)
-        allc = np.isneginf(thr)
-        tp[allc] = sizes[allc]
-        npred[allc] = n
-        return tp, npred - tp
-    pred = s >= thr[None, :]
-    yd = y.to_dense((n, m))
-    tp = np.count_nonzero(pred & yd, axis=0).astype(np.int64)
-    fp = np.count_nonzero(pred & ~yd, axis=0).astype(np.int64)
-    return tp, fp
-
-
-def evaluate_thresholds(
-    scores: Any,
-    labels: Any,
-    thresholds: ThresholdResult | ArrayLike,
-    *,
-    beta: float = 1.0,
-    zero_division: float = 0.0,
-    empty_classes: str = "exclude",
-) -> MacroEvaluation:
-    """Score thresholds on (held-out) data: F-macro, P, R and per-class counts.
-
-    Parameters
-    ----------
-    scores
-        Dense ``(N, n)`` scores, or sparse with retrieved entries only (a missing
-        entry is predicted only by a ``-inf`` threshold).
-    labels
-        ``(N, n)`` 0/1 indicator, dense or sparse.
-    thresholds
-        One per column (positive iff ``score >= threshold``; ``+inf`` never,
-        ``-inf`` always), or a :class:`ThresholdResult` (its ``thresholds``).
-    beta, zero_division
-        F_beta weight (> 0) and the 0/0 value (0.0, 1.0 or nan; with nan, classes
-        predicting nothing are left out of the precision average).
-    empty_classes
-        ``"exclude"`` (default): average over classes with a positive in ``labels``;
-        ``"include"``: over all classes (recall of an empty class = zero_division).
-
-    Returns
-    -------
-    MacroEvaluation
-    """
-    b = check_beta(beta)
-    zd = check_zero_division(zero_division)
-    check_empty_classes(empty_classes, zd)
-    _, m = matching_shapes(scores, labels)
-    if isinstance(thresholds, ThresholdResult):
-        if thresholds.method == "top_k":
-            raise ValueError(
-                "thresholds comes from top_k, which has no per-class thresholds; "
-                "use predict_top_k(scores, result.diagnostics['k'])"
-            )
-        thr = np.array(thresholds.thresholds, dtype=np.float64)
-    else:
-        thr = np.array(thresholds, dtype=np.float64)
-    if thr.shape != (m,):
-        raise ValueError(
-            f"thresholds must have one entry per class column, shape ({m},), got {thr.shape}"
-        )
-    if np.isnan(thr).any():
-        raise ValueError(f"thresholds contains {int(np.isnan(thr).sum())} NaN value(s)")
-    s = _scores_checked(scores)
-    y = _label_rows(labels)
-    sizes = np.bincount(y.indices, minlength=m).astype(np.int64)
-    kept = _kept_columns(sizes, empty_classes)
-    tp, fp = _predicted_counts(s, y, thr)
-    p, r, f = _macro_from_counts(tp[kept], fp[kept], sizes[kept], b, zd)
-    class_p = np.asarray(safe_divide(tp, tp + fp, zd), dtype=np.float64)
-    class_r = np.asarray(safe_divide(tp, sizes, zd), dtype=np.float64)
-    b2 = b * b
-    class_f = np.asarray(
-        safe_divide((1 + b2) * tp, (1 + b2) * tp + b2 * (sizes - tp) + fp, zd), dtype=np.float64
-    )
-    return MacroEvaluation(
-        f=f,
-        precision=p,
-        recall=r,
-        class_index=frozen_array(kept, np.int64),
-        tp=frozen_array(tp, np.int64),
-        fp=frozen_array(fp, np.int64),
-        positives=frozen_array(sizes, np.int64),
-        class_precision=frozen_array(class_p, np.float64),
-        class_recall=frozen_array(class_r, np.float64),
-        class_f=frozen_array(class_f, np.float64),
-        beta=b,
-        zero_division=zd,
-    )
-
-
-def f_macro(
-    scores: Any,
-    labels: Any,
-    thresholds: ThresholdResult | ArrayLike,
-    *,
-    beta: float = 1.0,
-    zero_division: float = 0.0,
-    empty_classes: str = "exclude",
-) -> float:
-    """F-macro = F_beta(macro P, macro R) of ``score >= thresholds`` on (held-out) data.
-
-    See :func:`evaluate_thresholds` for the parameters and conventions.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> S = np.array([[0.9, 0.2], [0.4, 0.8], [0.1, 0.3]])
-    >>> Y = np.array([[1, 0], [1, 1], [0, 0]])
-    >>> f_macro(S, Y, [0.4, 0.5])  # class 0: p=1, r=1; class 1: p=1, r=1
-    1.0
-    """
-    return evaluate_thresholds(
-        scores,
-        labels,
-        thresholds,
-        beta=beta,
-        zero_division=zero_division,
-        empty_classes=empty_classes,
-    ).f

@@ -156,7 +156,7 @@ class ThresholdResult:
         """
         if self.method == "top_k":
             # Imported here: baselines builds on this module.
-            from optimize.baselines import predict_top_k
+            from optimize.rcut import predict_top_k
 
             return predict_top_k(scores, int(self.diagnostics["k"]))
         n_cols = self.thresholds.shape[0]

@@ -22,16 +22,14 @@ from hypothesis.extra import numpy as hnp
 from optimize.baselines import (
     cuts_for_thresholds,
     cyclic,
-    evaluate_thresholds,
-    f_macro,
     global_threshold,
     per_class,
-    predict_top_k,
     proportional,
-    top_k,
 )
 from optimize.brute_force import brute_force
+from optimize.evaluation import evaluate_thresholds, f_macro
 from optimize.points import ClassPoints, class_points
+from optimize.rcut import predict_top_k, top_k
 from optimize.result import evaluate_cuts
 from validation.multilabel import MultiLabelFValidation
 

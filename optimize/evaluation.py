@@ -1,0 +1,274 @@
+"""Scoring given thresholds on (held-out) data, with validation's definition of F-macro.
+
+:func:`f_macro` and :func:`evaluate_thresholds` compute F_beta of the macro-averaged
+precision and recall over the classes with at least one positive (all classes with
+``empty_classes="include"``; their recall is then ``zero_division``). Under
+``zero_division=nan`` a class that predicts nothing is left out of the precision
+average (validation's convention); on the tuning data the optimizers never pick such a
+cut, so both conventions agree there. Predictions are ``score >= threshold``; a sparse
+score matrix predicts only its stored entries (and ``-inf`` thresholds predict all).
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+import attrs
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from optimize.binary import as_binary_labels
+from optimize.points import check_empty_classes, matching_shapes
+from optimize.result import ThresholdResult
+from validation._checks import as_float_array, check_beta, check_zero_division, is_sparse
+from validation.counts import frozen_array
+from validation.measures import f_beta_from_pr, mean_defined, safe_divide
+
+__all__ = ["MacroEvaluation", "evaluate_thresholds", "f_macro"]
+
+
+class LabelRows(NamedTuple):
+    """Validated 0/1 labels by row: CSR structure, plus the bool matrix if given dense."""
+
+    indptr: NDArray[np.int64]
+    indices: NDArray[np.int64]  # sorted within each row
+    dense: NDArray[np.bool_] | None
+
+    @property
+    def nnz(self) -> int:
+        return int(self.indices.size)
+
+    def to_dense(self, shape: tuple[int, int]) -> NDArray[np.bool_]:
+        if self.dense is not None:
+            return self.dense
+        out = np.zeros(shape, dtype=bool)
+        out[np.repeat(np.arange(shape[0]), np.diff(self.indptr)), self.indices] = True
+        return out
+
+
+def label_rows(labels: Any) -> LabelRows:
+    """Labels (dense or sparse, checked 0/1) by row; dense input needs no scipy."""
+    if is_sparse(labels):
+        csr = labels.tocsr(copy=True)
+        csr.sum_duplicates()
+        as_binary_labels(np.asarray(csr.data), "labels")
+        csr.eliminate_zeros()
+        csr.sort_indices()
+        return LabelRows(
+            np.asarray(csr.indptr, dtype=np.int64), np.asarray(csr.indices, dtype=np.int64), None
+        )
+    dense = as_binary_labels(labels, "labels")
+    rows, cols = np.nonzero(dense)  # row-major: columns come sorted within each row
+    indptr = np.zeros(dense.shape[0] + 1, dtype=np.int64)
+    np.cumsum(np.bincount(rows, minlength=dense.shape[0]), out=indptr[1:])
+    return LabelRows(indptr, cols.astype(np.int64), dense)
+
+
+def scores_checked(scores: Any) -> Any:
+    """Dense float64 array or canonical CSR (finite data), never the caller's object."""
+    if is_sparse(scores):
+        csr = scores.tocsr(copy=True)
+        csr.sum_duplicates()
+        csr.sort_indices()
+        data = np.asarray(csr.data, dtype=np.float64)
+        if not np.isfinite(data).all():
+            bad = int(data.size - np.count_nonzero(np.isfinite(data)))
+            raise ValueError(f"scores contains {bad} NaN or infinite value(s)")
+        csr.data = data
+        return csr
+    return as_float_array(scores, "scores", ndim=2)
+
+
+def kept_columns(sizes: NDArray[np.int64], empty_classes: str) -> NDArray[np.int64]:
+    if empty_classes == "include":
+        return np.arange(sizes.size, dtype=np.int64)
+    kept = np.flatnonzero(sizes > 0).astype(np.int64)
+    if kept.size == 0:
+        raise ValueError("labels has no class with a positive example; nothing to evaluate")
+    return kept
+
+
+def macro_from_counts(
+    tp: NDArray[np.int64], fp: NDArray[np.int64], m: NDArray[np.int64], beta: float, zd: float
+) -> tuple[float, float, float]:
+    p_k = np.asarray(safe_divide(tp, tp + fp, zd), dtype=np.float64)
+    r_k = np.asarray(safe_divide(tp, m, zd), dtype=np.float64)
+    p = mean_defined(p_k)
+    r = mean_defined(r_k)
+    return p, r, float(f_beta_from_pr(p, r, beta))
+
+
+@attrs.frozen(eq=False)
+class MacroEvaluation:
+    """F-macro of given thresholds on some data, with the per-class details.
+
+    Attributes
+    ----------
+    f, precision, recall
+        F_beta(P, R), macro precision P and macro recall R over ``class_index``.
+    class_index
+        Columns averaged (those with positives, or all with ``empty_classes="include"``).
+    tp, fp, positives
+        Per-column counts (all columns) of the predictions ``score >= threshold``.
+    class_precision, class_recall, class_f
+        Per-column measures (all columns; 0/0 -> ``zero_division``).
+    beta, zero_division
+        Settings used.
+    """
+
+    f: float
+    precision: float
+    recall: float
+    class_index: NDArray[np.int64] = attrs.field(repr=False)
+    tp: NDArray[np.int64] = attrs.field(repr=False)
+    fp: NDArray[np.int64] = attrs.field(repr=False)
+    positives: NDArray[np.int64] = attrs.field(repr=False)
+    class_precision: NDArray[np.float64] = attrs.field(repr=False)
+    class_recall: NDArray[np.float64] = attrs.field(repr=False)
+    class_f: NDArray[np.float64] = attrs.field(repr=False)
+    beta: float
+    zero_division: float
+
+    @property
+    def macro_f(self) -> float:
+        """Mean of per-class F over ``class_index`` (macro-F, not F-macro)."""
+        return mean_defined(self.class_f[self.class_index])
+
+
+def _predicted_counts(
+    s: Any, y: LabelRows, thr: NDArray[np.float64]
+) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    n, m = s.shape
+    if is_sparse(s):
+        row = np.repeat(np.arange(n, dtype=np.int64), np.diff(s.indptr))
+        col = np.asarray(s.indices, dtype=np.int64)
+        hit = (s.data >= thr[col]) & ~np.isneginf(thr[col])
+        keys = row[hit] * m + col[hit]
+        label_keys = np.repeat(np.arange(n, dtype=np.int64), np.diff(y.indptr)) * m + y.indices
+        if label_keys.size:
+            pos = np.minimum(np.searchsorted(label_keys, keys), label_keys.size - 1)
+            is_pos = label_keys[pos] == keys
+        else:
+            is_pos = np.zeros(keys.size, dtype=bool)
+        tp = np.bincount(col[hit][is_pos], minlength=m).astype(np.int64)
+        npred = np.bincount(col[hit], minlength=m).astype(np.int64)
+        sizes = np.bincount(y.indices, minlength=m).astype(np.int64)
+        allc = np.isneginf(thr)
+        tp[allc] = sizes[allc]
+        npred[allc] = n
+        return tp, npred - tp
+    pred = s >= thr[None, :]
+    yd = y.to_dense((n, m))
+    tp = np.count_nonzero(pred & yd, axis=0).astype(np.int64)
+    fp = np.count_nonzero(pred & ~yd, axis=0).astype(np.int64)
+    return tp, fp
+
+
+def evaluate_thresholds(
+    scores: Any,
+    labels: Any,
+    thresholds: ThresholdResult | ArrayLike,
+    *,
+    beta: float = 1.0,
+    zero_division: float = 0.0,
+    empty_classes: str = "exclude",
+) -> MacroEvaluation:
+    """Score thresholds on (held-out) data: F-macro, P, R and per-class counts.
+
+    Parameters
+    ----------
+    scores
+        Dense ``(N, n)`` scores, or sparse with retrieved entries only (a missing
+        entry is predicted only by a ``-inf`` threshold).
+    labels
+        ``(N, n)`` 0/1 indicator, dense or sparse.
+    thresholds
+        One per column (positive iff ``score >= threshold``; ``+inf`` never,
+        ``-inf`` always), or a :class:`ThresholdResult` (its ``thresholds``).
+    beta, zero_division
+        F_beta weight (> 0) and the 0/0 value (0.0, 1.0 or nan; with nan, classes
+        predicting nothing are left out of the precision average).
+    empty_classes
+        ``"exclude"`` (default): average over classes with a positive in ``labels``;
+        ``"include"``: over all classes (recall of an empty class = zero_division).
+
+    Returns
+    -------
+    MacroEvaluation
+    """
+    b = check_beta(beta)
+    zd = check_zero_division(zero_division)
+    check_empty_classes(empty_classes, zd)
+    _, m = matching_shapes(scores, labels)
+    if isinstance(thresholds, ThresholdResult):
+        if thresholds.method == "top_k":
+            raise ValueError(
+                "thresholds comes from top_k, which has no per-class thresholds; "
+                "use predict_top_k(scores, result.diagnostics['k'])"
+            )
+        thr = np.array(thresholds.thresholds, dtype=np.float64)
+    else:
+        thr = np.array(thresholds, dtype=np.float64)
+    if thr.shape != (m,):
+        raise ValueError(
+            f"thresholds must have one entry per class column, shape ({m},), got {thr.shape}"
+        )
+    if np.isnan(thr).any():
+        raise ValueError(f"thresholds contains {int(np.isnan(thr).sum())} NaN value(s)")
+    s = scores_checked(scores)
+    y = label_rows(labels)
+    sizes = np.bincount(y.indices, minlength=m).astype(np.int64)
+    kept = kept_columns(sizes, empty_classes)
+    tp, fp = _predicted_counts(s, y, thr)
+    p, r, f = macro_from_counts(tp[kept], fp[kept], sizes[kept], b, zd)
+    class_p = np.asarray(safe_divide(tp, tp + fp, zd), dtype=np.float64)
+    class_r = np.asarray(safe_divide(tp, sizes, zd), dtype=np.float64)
+    b2 = b * b
+    class_f = np.asarray(
+        safe_divide((1 + b2) * tp, (1 + b2) * tp + b2 * (sizes - tp) + fp, zd), dtype=np.float64
+    )
+    return MacroEvaluation(
+        f=f,
+        precision=p,
+        recall=r,
+        class_index=frozen_array(kept, np.int64),
+        tp=frozen_array(tp, np.int64),
+        fp=frozen_array(fp, np.int64),
+        positives=frozen_array(sizes, np.int64),
+        class_precision=frozen_array(class_p, np.float64),
+        class_recall=frozen_array(class_r, np.float64),
+        class_f=frozen_array(class_f, np.float64),
+        beta=b,
+        zero_division=zd,
+    )
+
+
+def f_macro(
+    scores: Any,
+    labels: Any,
+    thresholds: ThresholdResult | ArrayLike,
+    *,
+    beta: float = 1.0,
+    zero_division: float = 0.0,
+    empty_classes: str = "exclude",
+) -> float:
+    """F-macro = F_beta(macro P, macro R) of ``score >= thresholds`` on (held-out) data.
+
+    See :func:`evaluate_thresholds` for the parameters and conventions.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> S = np.array([[0.9, 0.2], [0.4, 0.8], [0.1, 0.3]])
+    >>> Y = np.array([[1, 0], [1, 1], [0, 0]])
+    >>> f_macro(S, Y, [0.4, 0.5])  # class 0: p=1, r=1; class 1: p=1, r=1
+    1.0
+    """
+    return evaluate_thresholds(
+        scores,
+        labels,
+        thresholds,
+        beta=beta,
+        zero_division=zero_division,
+        empty_classes=empty_classes,
+    ).f
