@@ -24,6 +24,8 @@ from matplotlib.collections import PathCollection, QuadMesh
 from matplotlib.figure import Figure
 
 import optimize.plot as plot_module
+import optimize.plot._common as plot_common
+import optimize.plot._sampling as plot_sampling
 from optimize import (
     class_points,
     domain,
@@ -97,7 +99,9 @@ def _xy(line: Any) -> np.ndarray:
 def test_missing_matplotlib_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "matplotlib", None)
     monkeypatch.setitem(sys.modules, "matplotlib.pyplot", None)
-    # the module imports without matplotlib; the error comes at the first plot
+    # the package imports without matplotlib; the error comes at the first plot
+    for name in sorted(n for n in sys.modules if n.startswith("optimize.plot.")):
+        importlib.reload(sys.modules[name])
     module = importlib.reload(plot_module)
     with pytest.raises(ImportError, match=r'pip install "fmacro\[plot\]"'):
         module.plot_domain(SCORES, LABELS)
@@ -107,9 +111,9 @@ def test_headless_detection(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(sys, "platform", "linux")
     monkeypatch.delenv("DISPLAY", raising=False)
     monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
-    assert plot_module._headless()
+    assert plot_common._headless()
     monkeypatch.setenv("DISPLAY", ":0")
-    assert not plot_module._headless()
+    assert not plot_common._headless()
 
 
 # --------------------------------------------------------------------------- class points
@@ -294,7 +298,7 @@ def test_domain_sample_points_are_achievable(seed: int, n_cls: int, exhaustive: 
     y[0] = 1
     s = rng.normal(0, 1, y.shape).round(1)  # ties too
     pts = class_points(s, y)
-    p_arr, r_arr, all_of_them = plot_module._sample_domain(pts, 500, np.random.default_rng(1))
+    p_arr, r_arr, all_of_them = plot_sampling._sample_domain(pts, 500, np.random.default_rng(1))
     n = pts.n_classes
     per_class_pr = [
         (np.asarray(pts.precision[pts.class_slice(j)]), np.asarray(pts.recall[pts.class_slice(j)]))

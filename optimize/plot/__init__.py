@@ -1,0 +1,59 @@
+"""Plots of the F-macro threshold search (needs matplotlib: ``pip install "fmacro[plot]"``).
+
+Every function returns a :class:`matplotlib.figure.Figure` (it never calls ``plt.show``)
+and accepts either ``scores`` and ``labels`` or prebuilt ``points=`` (a
+:class:`~optimize.points.ClassPoints`), like the optimization functions, plus ``beta``.
+Pass ``ax=`` to draw into an existing axes instead of a new figure.
+
+* :func:`plot_class_points` - each class's (p, r) cut points with its upper convex
+  hull (the dissertation's Figure 2.1 view of the ingredients of D).
+* :func:`plot_domain` - the achievable set D of (macro P, macro R), its exact
+  upper-right boundary, the support polygon of the domain method, the optimum of
+  :func:`~optimize.fixed_point`, and the F_beta level curves through the optimum and
+  through the upper bound (Figure 3.7).
+* :func:`plot_argv` - ArgV(phi) against the identity; the crossing is the fixed point
+  (Figure 3.1).
+* :func:`plot_localization` - the grid of :func:`~optimize.localize` coloured by box
+  size, candidate cells in black (Figures 3.2, 3.5).
+* :func:`plot_fold_scores` - cross-validation fold scores with the pooled score and the
+  fold mean.
+* :func:`save_threshold_plots` - the PNG files written by ``fmacro thresholds --plot DIR``.
+
+Axes: precision on x, recall on y, so a direction phi (maximize
+``cos(phi) P + sin(phi) R``) is measured from the P axis.
+
+matplotlib is imported on first use. On a machine without a display, and when no
+backend was chosen (``MPLBACKEND``, ``matplotlib.use``, Jupyter), the non-interactive
+Agg backend is selected. Figures made without ``ax=`` belong to pyplot: close them with
+``plt.close(fig)`` when you make many.
+
+Examples
+--------
+>>> import numpy as np
+>>> import matplotlib.pyplot as plt
+>>> from optimize.plot import plot_domain
+>>> scores = np.array([[0.9, 0.2], [0.8, 0.7], [0.3, 0.6], [0.1, 0.1]])
+>>> labels = np.array([[1, 0], [0, 1], [1, 1], [0, 0]])
+>>> fig = plot_domain(scores, labels)
+>>> fig.axes[0].get_xlabel(), fig.axes[0].get_ylabel()
+('macro precision P', 'macro recall R')
+>>> plt.close(fig)
+"""
+
+from optimize.plot._common import INSTALL_HINT as INSTALL_HINT
+from optimize.plot.argv import plot_argv
+from optimize.plot.domain import plot_domain
+from optimize.plot.folds import plot_fold_scores
+from optimize.plot.localization import plot_localization
+from optimize.plot.points import plot_class_points
+from optimize.plot.save import PLOT_FILES as PLOT_FILES
+from optimize.plot.save import save_threshold_plots
+
+__all__ = [
+    "plot_argv",
+    "plot_class_points",
+    "plot_domain",
+    "plot_fold_scores",
+    "plot_localization",
+    "save_threshold_plots",
+]

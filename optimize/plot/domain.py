@@ -1,0 +1,361 @@
+"""The achievable set D of (macro P, macro R) with its bounds and the optimum."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any
+
+import attrs
+import numpy as np
+from numpy.typing import NDArray
+
+from optimize.domain import domain
+from optimize.fixed_point import fixed_point
+from optimize.plot._common import (
+    _C_OPT,
+    _beta_text,
+    _check_int,
+    _digits,
+    _figure_axes,
+    _fmt,
+    _level_curve,
+    _pr_axes,
+    _pyplot,
+)
+from optimize.plot._sampling import _sample_domain
+from optimize.points import ClassPoints, as_points
+from optimize.result import ThresholdResult
+from validation._checks import check_beta
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+
+# colours: sample of D, exact boundary, support polygon, bounds
+_C_SAMPLE = "#9ecae1"
+_C_BOUNDARY = "#252525"
+_C_SUPPORT = "#d62728"
+_C_LOWER = "#1f77b4"
+_C_UPPER = "black"
+_OTHER_MARKERS = ("o", "s", "^", "v", "D", "P", "h", "<", ">", "p")
+_OTHER_COLORS = ("#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#bcbd22", "#7f7f7f")
+
+
+def _check_results(results: Iterable[Any], name: str = "results") -> list[ThresholdResult]:
+    out = []
+    for i, item in enumerate(results):
+        if not isinstance(item, ThresholdResult):
+            raise TypeError(f"{name}[{i}] must be a ThresholdResult, got {type(item).__name__}")
+        out.append(item)
+    return out
+
+
+def _same_point(a: ThresholdResult, b: ThresholdResult) -> bool:
+    return bool(
+        np.isclose(a.precision, b.precision, rtol=0, atol=1e-12)
+        and np.isclose(a.recall, b.recall, rtol=0, atol=1e-12)
+    )
+
+
+@attrs.frozen(eq=False)
+class _DomainLayer:
+    """What the domain plot draws, computed once and drawn on one or two axes."""
+
+    sample_p: NDArray[np.float64]
+    sample_r: NDArray[np.float64]
+    exhaustive: bool
+    exact: ThresholdResult
+    support: ThresholdResult
+    opt: ThresholdResult
+    others: list[ThresholdResult]
+    b2: float
+    n_angles: int
+    digits: int
+
+    def draw(self, ax: Axes, window: tuple[float, float, float, float], equal: bool) -> None:
+        """Draw every element on ``ax`` (labels are used by the legend)."""
+        n_pts = self.sample_p.size
+        if self.exhaustive:
+            what = f"all {n_pts} cut vectors"
+            size, alpha = (14.0, 0.7) if n_pts <= 2000 else (5.0, 0.5)
+        else:
+            what = f"{n_pts} random cut vectors"
+            size, alpha = 5.0, 0.5
+        ax.scatter(
+            self.sample_p,
+            self.sample_r,
+            s=size,
+            color=_C_SAMPLE,
+            alpha=alpha,
+            linewidths=0,
+            rasterized=True,
+            label=f"achievable (P, R) in D: {what}",
+        )
+        poly = np.asarray(self.support.diagnostics["outer_polygon"])
+        ax.plot(
+            poly[:, 0],
+            poly[:, 1],
+            "-",
+            color=_C_SUPPORT,
+            linewidth=2.0,
+            alpha=0.8,
+            label=f"support polygon, {self.n_angles} directions",
+        )
+        sup = np.asarray(self.support.diagnostics["support_points"])
+        ax.plot(
+            sup[:, 0],
+            sup[:, 1],
+            "o",
+            color=_C_SUPPORT,
+            markersize=4,
+            label="support points (achievable)",
+        )
+        hull = np.asarray(self.exact.diagnostics["outer_polygon"])
+        ax.plot(
+            hull[:, 0],
+            hull[:, 1],
+            "-",
+            color=_C_BOUNDARY,
+            linewidth=1.0,
+            label="upper-right boundary of conv D (exact)",
+        )
+        x0, x1, _, y1 = window
+        f_lo, f_hi = self.opt.f, self.opt.upper_bound
+        pc, rc = _level_curve(f_lo, self.b2, x0, x1, y1)
+        ax.plot(
+            pc,
+            rc,
+            "-",
+            color=_C_OPT,
+            linewidth=1.2,
+            label=f"F_β = {_fmt(f_lo, self.digits)} (found by fixed_point)",
+        )
+        if math.isfinite(f_hi) and f_hi - f_lo > 1e-12:
+            pc, rc = _level_curve(f_hi, self.b2, x0, x1, y1)
+            ax.plot(
+                pc,
+                rc,
+                "--",
+                color=_C_UPPER,
+                linewidth=1.0,
+                label=f"F_β = {_fmt(f_hi, self.digits)} (its upper bound, gap {f_hi - f_lo:.1e})",
+            )
+            top = np.asarray(self.opt.diagnostics.get("ub_point", [np.nan, np.nan]))
+            ax.plot(
+                [top[0]],
+                [top[1]],
+                "+",
+                color=_C_UPPER,
+                markersize=12,
+                markeredgewidth=1.6,
+                zorder=6,
+                label="where F_β reaches that bound on conv D",
+            )
+        ax.plot(
+            [self.support.precision],
+            [self.support.recall],
+            "x",
+            color=_C_LOWER,
+            markersize=11,
+            markeredgewidth=2.4,
+            zorder=6,
+            label=f"domain lower bound F = {_fmt(self.support.f, self.digits)}",
+        )
+        ub = np.asarray(self.support.diagnostics["ub_point"])
+        ax.plot(
+            [ub[0]],
+            [ub[1]],
+            "x",
+            color=_C_UPPER,
+            markersize=11,
+            markeredgewidth=2.4,
+            zorder=6,
+            label=f"domain upper bound F = {_fmt(self.support.upper_bound, self.digits)}",
+        )
+        ax.plot(
+            [self.opt.precision],
+            [self.opt.recall],
+            "*",
+            color=_C_OPT,
+            markersize=16,
+            markeredgecolor="black",
+            markeredgewidth=0.7,
+            zorder=5,
+            label=f"fixed_point optimum F = {_fmt(self.opt.f, self.digits)}",
+        )
+        for i, res in enumerate(self.others):
+            # hollow markers above the star: results at the same point stay visible
+            ax.plot(
+                [res.precision],
+                [res.recall],
+                _OTHER_MARKERS[i % len(_OTHER_MARKERS)],
+                markerfacecolor="none",
+                markeredgecolor=_OTHER_COLORS[i % len(_OTHER_COLORS)],
+                markersize=9 + 2 * (i % 3),
+                markeredgewidth=1.8,
+                zorder=7,
+                label=f"{res.method}: F = {_fmt(res.f, self.digits)}",
+            )
+        _pr_axes(ax, window, equal=equal)
+
+
+def _full_window(layer: _DomainLayer) -> tuple[float, float, float, float]:
+    """Axis limits holding D's sample, the boundary, the polygon's points and the marks."""
+    xs = [
+        layer.sample_p,
+        np.asarray(layer.exact.diagnostics["outer_polygon"])[:, 0],
+        np.asarray(layer.support.diagnostics["support_points"])[:, 0],
+        np.array([r.precision for r in [layer.opt, *layer.others]]),
+    ]
+    ys = [
+        layer.sample_r,
+        np.asarray(layer.exact.diagnostics["outer_polygon"])[:, 1],
+        np.asarray(layer.support.diagnostics["support_points"])[:, 1],
+        np.array([r.recall for r in [layer.opt, *layer.others]]),
+    ]
+    x = np.concatenate(xs)
+    y = np.concatenate(ys)
+    x_top = float(np.nanmax(x[np.isfinite(x)], initial=0.0))
+    y_top = float(np.nanmax(y[np.isfinite(y)], initial=0.0))
+    x_hi = min(1.02, 1.06 * x_top + 0.02)
+    y_hi = min(1.02, 1.06 * y_top + 0.02)
+    return (-0.01 * x_hi, x_hi, -0.01 * y_hi, y_hi)
+
+
+def plot_domain(
+    scores: Any = None,
+    labels: Any = None,
+    *,
+    beta: float = 1.0,
+    zero_division: float = 0.0,
+    empty_classes: str = "exclude",
+    points: ClassPoints | None = None,
+    n_angles: int = 16,
+    n_samples: int = 4000,
+    seed: int = 0,
+    results: Sequence[ThresholdResult] = (),
+    zoom: bool | None = None,
+    ax: Axes | None = None,
+    title: str | None = None,
+) -> Figure:
+    """The achievable set D of (macro P, macro R) with bounds and the optimum.
+
+    Drawn: achievable points of D (every cut vector when there are at most
+    ``max(n_samples, 20000)``, else a seeded random sample of ``n_samples``, fewer
+    for very many classes); the exact upper-right boundary of conv D
+    (``domain(n_angles=None)``); the support polygon and support points of
+    ``domain(n_angles=n_angles)`` with its lower bound (blue cross) and the point
+    where F attains its upper bound (black cross); the optimum of
+    :func:`optimize.fixed_point` (star) with the level curves F_beta = f through it
+    and F_beta = upper bound (dashed, when the bound is above f); and the (P, R) of
+    every extra result in ``results`` (hollow markers).
+
+    The full view is fitted to D (D of a weak ranker hugs low precision).
+
+    Parameters
+    ----------
+    scores, labels, beta, zero_division, empty_classes, points
+        As for :func:`optimize.fixed_point`.
+    n_angles
+        Directions of the support polygon (>= 3); few make the polygon visible.
+    n_samples
+        Size of the random sample of D (>= 1).
+    seed
+        Seed of the sample.
+    results
+        Further :class:`~optimize.result.ThresholdResult` objects whose (P, R) are
+        marked (a fixed_point or domain result at a point already drawn is skipped).
+    zoom
+        Add a second panel zoomed around the optimum and the bounds' points;
+        ``None`` (default) adds it when they are close together relative to D
+        (many classes). Ignored with ``ax=``.
+    ax
+        Axes to draw into (one panel, legend inside); default a new figure with the
+        legend below the panels.
+    title
+        Title; default names the data size, beta and the certified optimum.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        One or two axes (full view, zoom) holding the same artists, one legend.
+    """
+    b = check_beta(beta)
+    angles = _check_int(n_angles, "n_angles", 3)
+    n_draw = _check_int(n_samples, "n_samples", 1)
+    if zoom is not None and not isinstance(zoom, (bool, np.bool_)):
+        raise TypeError(f"zoom must be True, False or None, got {type(zoom).__name__}")
+    extra = _check_results(results)
+    pts = as_points(
+        scores, labels, points, zero_division=zero_division, empty_classes=empty_classes
+    )
+    zd = pts.zero_division
+    opt = fixed_point(points=pts, beta=b, zero_division=zd)
+    support = domain(points=pts, beta=b, zero_division=zd, n_angles=angles)
+    exact = domain(points=pts, beta=b, zero_division=zd, n_angles=None)
+    others = [
+        r
+        for r in extra
+        if not (
+            r.method in ("fixed_point", "domain")
+            and (_same_point(r, opt) or _same_point(r, support))
+        )
+    ]
+    sample_p, sample_r, exhaustive = _sample_domain(pts, n_draw, np.random.default_rng(seed))
+    digits = _digits([opt.f, opt.upper_bound, support.f, support.upper_bound])
+    layer = _DomainLayer(
+        sample_p, sample_r, exhaustive, exact, support, opt, others, b * b, angles, digits
+    )
+    full = _full_window(layer)
+    # zoom window around the optimum: large enough to show the bounds' points
+    here = np.array([opt.precision, opt.recall])
+    marks = [
+        np.asarray(support.diagnostics["ub_point"]),
+        np.array([support.precision, support.recall]),
+        np.asarray(opt.diagnostics.get("ub_point", here)),
+    ]
+    dist = [float(np.max(np.abs(m - here))) for m in marks if np.all(np.isfinite(m))]
+    extent = max(full[1] - full[0], full[3] - full[2])
+    half = max(2.5 * max(dist, default=0.0), 0.005 * extent)
+    if zoom is None:
+        # only when the bounds' points are apart yet small against D
+        zoom = 1e-4 * extent < max(dist, default=0.0) and half <= 0.1 * extent
+    given_ax = ax is not None
+    plt = _pyplot()
+    if ax is not None:
+        fig, ax = _figure_axes(ax, (7.0, 7.0))
+        layer.draw(ax, full, equal=False)
+        ax.legend(loc="lower left", fontsize="x-small", framealpha=0.9)
+        axes = [ax]
+    elif zoom:
+        fig, axes_arr = plt.subplots(1, 2, figsize=(13.0, 7.8), layout="constrained")
+        axes = list(axes_arr)
+        layer.draw(axes[0], full, equal=False)
+        win = (here[0] - half, here[0] + half, here[1] - half, here[1] + half)
+        layer.draw(axes[1], win, equal=True)
+        axes[0].indicate_inset(
+            (win[0], win[2], 2 * half, 2 * half), edgecolor="0.2", linewidth=1.2, alpha=1.0
+        )
+        axes[0].set_title("all of D (fitted to D)", fontsize="medium")
+        axes[1].set_title(
+            f"zoom: {2 * half:.3g} × {2 * half:.3g} around the optimum", fontsize="medium"
+        )
+        handles, names = axes[0].get_legend_handles_labels()
+        fig.legend(handles, names, loc="outside lower center", ncols=3, fontsize="small")
+    else:
+        fig, ax = plt.subplots(figsize=(8.0, 9.0), layout="constrained")
+        layer.draw(ax, full, equal=False)
+        handles, names = ax.get_legend_handles_labels()
+        fig.legend(handles, names, loc="outside lower center", ncols=2, fontsize="small")
+        axes = [ax]
+    if title is None:
+        title = (
+            f"Achievable (P, R) set D, {pts.n_classes} classes, {_beta_text(b)}: "
+            f"best F-macro {_fmt(opt.f, digits)}, proven ≤ {_fmt(opt.upper_bound, digits)}"
+        )
+    if given_ax:
+        axes[0].set_title(title, fontsize="medium")
+    else:
+        fig.suptitle(title)
+    return fig

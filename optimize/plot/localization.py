@@ -1,0 +1,189 @@
+"""The :func:`optimize.localize` grid coloured by box size, candidate cells in black."""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from optimize.domain import domain
+from optimize.fixed_point import fixed_point
+from optimize.localize import LocalizeResult, localize
+from optimize.plot._common import (
+    _C_OPT,
+    _P_LABEL,
+    _R_LABEL,
+    _beta_text,
+    _check_int,
+    _figure_axes,
+    _fmt,
+)
+from optimize.points import ClassPoints, as_points
+from validation._checks import check_beta
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+
+
+def plot_localization(
+    scores: Any = None,
+    labels: Any = None,
+    *,
+    beta: float = 1.0,
+    zero_division: float = 0.0,
+    empty_classes: str = "exclude",
+    points: ClassPoints | None = None,
+    grid: int = 50,
+    localization: LocalizeResult | None = None,
+    mark_optimum: bool = True,
+    log_color: bool = True,
+    ax: Axes | None = None,
+    title: str | None = None,
+) -> Figure:
+    """The :func:`optimize.localize` grid coloured by box size, candidates in black.
+
+    Each cell of the (P, R) square is coloured by the size
+    sqrt((Pmax - Pmin)² + (Rmax - Rmin)²) of its box, the region where the
+    linearization map with its eps neighbourhood can send a point of the cell.
+    Candidate cells (the box meets the cell) are black: every coordinate-wise
+    maximum, hence the optimum, lies in them.
+
+    Parameters
+    ----------
+    scores, labels, beta, zero_division, empty_classes, points
+        As for :func:`optimize.fixed_point`.
+    grid
+        Cells per axis for :func:`optimize.localize` (cost grows as grid² x cuts).
+    localization
+        A prebuilt :class:`~optimize.localize.LocalizeResult` (its ``beta`` must equal
+        ``beta``); then ``scores``/``labels``/``points`` are only needed to mark the
+        optimum and the boundary of conv D.
+    mark_optimum
+        Draw the fixed_point optimum and the upper-right boundary of conv D (needs
+        the points).
+    log_color
+        Logarithmic colour scale when the box sizes span more than a factor 10
+        (default), else linear.
+    ax
+        Axes to draw into (legend inside); default a new figure (legend below).
+    title
+        Axes title.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Two meshes (box size, candidate cells) and a colour bar.
+    """
+    b = check_beta(beta)
+    have_data = points is not None or scores is not None or labels is not None
+    pts = (
+        as_points(scores, labels, points, zero_division=zero_division, empty_classes=empty_classes)
+        if have_data
+        else None
+    )
+    if localization is None:
+        if pts is None:
+            raise TypeError("plot_localization needs scores and labels, points= or localization=")
+        loc = localize(
+            points=pts, beta=b, zero_division=pts.zero_division, grid=_check_int(grid, "grid", 1)
+        )
+    else:
+        if not isinstance(localization, LocalizeResult):
+            raise TypeError(
+                f"localization must be a LocalizeResult, got {type(localization).__name__}"
+            )
+        if not math.isclose(localization.beta, b):
+            raise ValueError(
+                f"localization was computed with beta={localization.beta!r} but beta={b!r}"
+            )
+        if pts is not None and localization.n_classes != pts.n_classes:
+            raise ValueError(
+                f"localization has {localization.n_classes} classes but the points have "
+                f"{pts.n_classes}"
+            )
+        loc = localization
+    from matplotlib.colors import ListedColormap, LogNorm, Normalize
+    from matplotlib.patches import Patch
+
+    given_ax = ax is not None
+    fig, ax = _figure_axes(ax, (7.6, 7.4))
+    spread = np.asarray(loc.spread, dtype=np.float64)
+    finite = spread[np.isfinite(spread) & (spread > 0)]
+    norm: Normalize
+    if log_color and finite.size and finite.max() > 10.0 * finite.min():
+        norm = LogNorm(vmin=float(finite.min()), vmax=float(finite.max()))
+    else:
+        norm = Normalize(vmin=0.0, vmax=float(finite.max()) if finite.size else 1.0)
+    mesh = ax.pcolormesh(
+        loc.p_edges,
+        loc.r_edges,
+        np.ma.masked_invalid(spread.T),
+        cmap="viridis",
+        norm=norm,
+        shading="flat",
+        rasterized=True,
+    )
+    mask = np.asarray(loc.mask)
+    ax.pcolormesh(
+        loc.p_edges,
+        loc.r_edges,
+        np.ma.masked_where(~mask.T, np.ones(mask.T.shape)),
+        cmap=ListedColormap(["black"]),
+        shading="flat",
+        rasterized=True,
+    )
+    bar = fig.colorbar(mesh, ax=ax, shrink=0.85)
+    bar.set_label("box size √((Pmax − Pmin)² + (Rmax − Rmin)²)")
+    handles: list[Any] = [
+        Patch(facecolor="black", label=f"candidate cells ({int(mask.sum())} of {mask.size})")
+    ]
+    if mark_optimum and pts is not None:
+        opt = fixed_point(points=pts, beta=b, zero_division=pts.zero_division)
+        hull = np.asarray(
+            domain(points=pts, beta=b, zero_division=pts.zero_division, n_angles=None).diagnostics[
+                "outer_polygon"
+            ]
+        )
+        from matplotlib import patheffects
+
+        outline = [patheffects.Stroke(linewidth=2.6, foreground="black"), patheffects.Normal()]
+        (line,) = ax.plot(
+            hull[:, 0],
+            hull[:, 1],
+            "-",
+            color="white",
+            linewidth=1.2,
+            path_effects=outline,
+            label="upper-right boundary of conv D",
+        )
+        (star,) = ax.plot(
+            [opt.precision],
+            [opt.recall],
+            "*",
+            color=_C_OPT,
+            markersize=14,
+            markeredgecolor="white",
+            markeredgewidth=0.8,
+            zorder=5,
+            label=f"fixed_point optimum F = {_fmt(opt.f)}",
+        )
+        handles += [line, star]
+    if given_ax:
+        ax.legend(handles=handles, loc="upper right", fontsize="x-small", framealpha=0.9)
+    else:
+        fig.legend(handles=handles, loc="outside lower center", ncols=2, fontsize="small")
+    ax.set_xlim(float(loc.p_edges[0]), float(loc.p_edges[-1]))
+    ax.set_ylim(float(loc.r_edges[0]), float(loc.r_edges[-1]))
+    ax.set_aspect("equal", adjustable="box")
+    ax.set_xlabel(_P_LABEL)
+    ax.set_ylabel(_R_LABEL)
+    if title is None:
+        g = spread.shape[0]
+        title = (
+            f"Localization of coordinate-wise maxima: {g}×{g} grid, "
+            f"{loc.n_classes} classes, {_beta_text(loc.beta)}"
+        )
+    ax.set_title(title, fontsize="medium")
+    return fig
