@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 
 from validation import BinFValidation, Counts, MultiFValidation, MultiLabelFValidation, _kernels
 from validation._kernels import SERIAL_BELOW
+from validation._kernels._common import _int32_chunks
 
 PATHS = [False, True]  # serial, parallel
 
@@ -253,11 +254,11 @@ def test_confusion_at_the_serial_parallel_switch(n: int) -> None:
 
 
 def test_int32_chunk_count_keeps_tables_exact() -> None:
-    assert _kernels._int32_chunks(10, 4) == 4
-    assert _kernels._int32_chunks(2**31 - 1, 1) == 1
-    assert _kernels._int32_chunks(2**31, 1) == 2
-    assert _kernels._int32_chunks(5 * (2**31 - 1), 4) == 5
-    assert _kernels._int32_chunks(5 * 2**31, 4) == 6
+    assert _int32_chunks(10, 4) == 4
+    assert _int32_chunks(2**31 - 1, 1) == 1
+    assert _int32_chunks(2**31, 1) == 2
+    assert _int32_chunks(5 * (2**31 - 1), 4) == 5
+    assert _int32_chunks(5 * 2**31, 4) == 6
 
 
 # ----------------------------------------------------------------------------------------
