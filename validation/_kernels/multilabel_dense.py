@@ -180,29 +180,64 @@ def _dense_u8_body(
     return bad_t, bad_p
 
 
+@numba.njit(inline="always")
+def _row_counts(n: int) -> Any:
+    """Per-row TP, true and predicted counts, filled in place by a body."""
+    return np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64)
+
+
+@numba.njit(inline="always")
+def _chunk_tables(n_chunks: int, n_labels: int) -> Any:
+    """Per chunk: tp, true and predicted counts side by side, then a cache line of gap;
+    and the chunk's two bad-value counts."""
+    counts = np.zeros((n_chunks, 3 * n_labels + _LINE // 8), dtype=np.int64)
+    return counts, np.zeros((n_chunks, 2), dtype=np.int64)
+
+
+@numba.njit(inline="always")
+def _sum_chunks(counts: Any, bad: Any, n_labels: int) -> Any:
+    """(tp, true, predicted, bad_true, bad_pred) summed over the chunk tables."""
+    m = 3 * n_labels
+    total = counts[0, :m].copy()
+    for c in range(1, counts.shape[0]):
+        total += counts[c, :m]
+    bad_sum = bad.sum(axis=0)
+    return (
+        total[:n_labels].copy(),
+        total[n_labels : 2 * n_labels].copy(),
+        total[2 * n_labels :].copy(),
+        bad_sum[0],
+        bad_sum[1],
+    )
+
+
 @numba.njit(cache=True)
 def _dense_serial(y_true: Any, y_pred: Any) -> Any:
     n, n_labels = y_true.shape
-    tp = np.zeros(n_labels, dtype=np.int64)
-    nt = np.zeros(n_labels, dtype=np.int64)
-    npred = np.zeros(n_labels, dtype=np.int64)
-    row_tp = np.zeros(n, dtype=np.int64)
-    row_true = np.zeros(n, dtype=np.int64)
-    row_pred = np.zeros(n, dtype=np.int64)
-    bad_t, bad_p = _dense_body(y_true, y_pred, 0, n, tp, nt, npred, row_tp, row_true, row_pred)
+    counts, bad = _chunk_tables(1, n_labels)
+    row_tp, row_true, row_pred = _row_counts(n)
+    mine = counts[0]
+    bad[0, 0], bad[0, 1] = _dense_body(
+        y_true,
+        y_pred,
+        0,
+        n,
+        mine[:n_labels],
+        mine[n_labels : 2 * n_labels],
+        mine[2 * n_labels : 3 * n_labels],
+        row_tp,
+        row_true,
+        row_pred,
+    )
+    tp, nt, npred, bad_t, bad_p = _sum_chunks(counts, bad, n_labels)
     return tp, nt, npred, row_tp, row_true, row_pred, bad_t, bad_p
 
 
 @numba.njit(cache=True, parallel=_PRANGE_ONLY)
 def _dense_parallel(y_true: Any, y_pred: Any, n_chunks: int) -> Any:
     n, n_labels = y_true.shape
-    # Per chunk: tp, true and predicted counts side by side, then a cache line of gap.
-    m = 3 * n_labels
-    counts = np.zeros((n_chunks, m + _LINE // 8), dtype=np.int64)
-    row_tp = np.zeros(n, dtype=np.int64)
-    row_true = np.zeros(n, dtype=np.int64)
-    row_pred = np.zeros(n, dtype=np.int64)
-    bad = np.zeros((n_chunks, 2), dtype=np.int64)
+    counts, bad = _chunk_tables(n_chunks, n_labels)
+    row_tp, row_true, row_pred = _row_counts(n)
     for c in prange(n_chunks):
         start = c * n // n_chunks
         stop = (c + 1) * n // n_chunks
@@ -214,52 +249,44 @@ def _dense_parallel(y_true: Any, y_pred: Any, n_chunks: int) -> Any:
             stop,
             mine[:n_labels],
             mine[n_labels : 2 * n_labels],
-            mine[2 * n_labels : m],
+            mine[2 * n_labels : 3 * n_labels],
             row_tp,
             row_true,
             row_pred,
         )
         bad[c, 0] = bad_t
         bad[c, 1] = bad_p
-    total = counts[0, :m].copy()
-    for c in range(1, n_chunks):
-        total += counts[c, :m]
-    bad_sum = bad.sum(axis=0)
-    return (
-        total[:n_labels].copy(),
-        total[n_labels : 2 * n_labels].copy(),
-        total[2 * n_labels :].copy(),
-        row_tp,
-        row_true,
-        row_pred,
-        bad_sum[0],
-        bad_sum[1],
-    )
+    tp, nt, npred, bad_t, bad_p = _sum_chunks(counts, bad, n_labels)
+    return tp, nt, npred, row_tp, row_true, row_pred, bad_t, bad_p
 
 
 @numba.njit(cache=True)
 def _dense_u8_serial(y_true: Any, y_pred: Any) -> Any:
     n, n_labels = y_true.shape
-    tp = np.zeros(n_labels, dtype=np.int64)
-    nt = np.zeros(n_labels, dtype=np.int64)
-    npred = np.zeros(n_labels, dtype=np.int64)
-    row_tp = np.zeros(n, dtype=np.int64)
-    row_true = np.zeros(n, dtype=np.int64)
-    row_pred = np.zeros(n, dtype=np.int64)
-    bad_t, bad_p = _dense_u8_body(y_true, y_pred, 0, n, tp, nt, npred, row_tp, row_true, row_pred)
+    counts, bad = _chunk_tables(1, n_labels)
+    row_tp, row_true, row_pred = _row_counts(n)
+    mine = counts[0]
+    bad[0, 0], bad[0, 1] = _dense_u8_body(
+        y_true,
+        y_pred,
+        0,
+        n,
+        mine[:n_labels],
+        mine[n_labels : 2 * n_labels],
+        mine[2 * n_labels : 3 * n_labels],
+        row_tp,
+        row_true,
+        row_pred,
+    )
+    tp, nt, npred, bad_t, bad_p = _sum_chunks(counts, bad, n_labels)
     return tp, nt, npred, row_tp, row_true, row_pred, bad_t, bad_p
 
 
 @numba.njit(cache=True, parallel=_PRANGE_ONLY)
 def _dense_u8_parallel(y_true: Any, y_pred: Any, n_chunks: int) -> Any:
     n, n_labels = y_true.shape
-    # Per chunk: tp, true and predicted counts side by side, then a cache line of gap.
-    m = 3 * n_labels
-    counts = np.zeros((n_chunks, m + _LINE // 8), dtype=np.int64)
-    row_tp = np.zeros(n, dtype=np.int64)
-    row_true = np.zeros(n, dtype=np.int64)
-    row_pred = np.zeros(n, dtype=np.int64)
-    bad = np.zeros((n_chunks, 2), dtype=np.int64)
+    counts, bad = _chunk_tables(n_chunks, n_labels)
+    row_tp, row_true, row_pred = _row_counts(n)
     for c in prange(n_chunks):
         start = c * n // n_chunks
         stop = (c + 1) * n // n_chunks
@@ -271,27 +298,15 @@ def _dense_u8_parallel(y_true: Any, y_pred: Any, n_chunks: int) -> Any:
             stop,
             mine[:n_labels],
             mine[n_labels : 2 * n_labels],
-            mine[2 * n_labels : m],
+            mine[2 * n_labels : 3 * n_labels],
             row_tp,
             row_true,
             row_pred,
         )
         bad[c, 0] = bad_t
         bad[c, 1] = bad_p
-    total = counts[0, :m].copy()
-    for c in range(1, n_chunks):
-        total += counts[c, :m]
-    bad_sum = bad.sum(axis=0)
-    return (
-        total[:n_labels].copy(),
-        total[n_labels : 2 * n_labels].copy(),
-        total[2 * n_labels :].copy(),
-        row_tp,
-        row_true,
-        row_pred,
-        bad_sum[0],
-        bad_sum[1],
-    )
+    tp, nt, npred, bad_t, bad_p = _sum_chunks(counts, bad, n_labels)
+    return tp, nt, npred, row_tp, row_true, row_pred, bad_t, bad_p
 
 
 def _word_aligned(y: np.ndarray) -> np.ndarray:
