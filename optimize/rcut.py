@@ -25,6 +25,9 @@ from validation._checks import check_beta, check_zero_division, is_sparse
 
 __all__ = ["predict_top_k", "top_k"]
 
+# Relative tolerance under which two F values of different k count as a tie.
+_TIE_TOLERANCE = 1e-12
+
 
 def _top_entries(scores: Any, k_max: int) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
     """(rows, cols) of each object's top-``k_max`` classes, rank-major.
@@ -125,7 +128,7 @@ def top_k(
     Returns
     -------
     ThresholdResult
-        ``method="top_k"``; ``diagnostics["k"]`` is the chosen ``k`` and
+        ``method="top_k"``; ``diagnostics["k"]`` is the chosen ``k`` (ties: the smallest) and
         ``diagnostics["f_by_k"]``, ``["precision_by_k"]``, ``["recall_by_k"]`` the
         curves over ``k = 1..k_max``. RCut is a per-object rule, not per-class
         thresholds: ``thresholds`` are NaN and ``cuts`` are -1; predict new data
@@ -170,7 +173,10 @@ def top_k(
         ev = macro_from_counts(tp[kept], npred[kept] - tp[kept], sizes[kept], b, zd)
         p_by_k[j], r_by_k[j], f_by_k[j] = ev
     f_sel = np.where(np.isnan(f_by_k), -np.inf, f_by_k)
-    best = int(np.argmax(f_sel))
+    # Ties go to the smallest k. Equal F values of different k reach here through
+    # different float sums, so "equal" means within rounding of the maximum.
+    top = float(f_sel.max())
+    best = int(np.flatnonzero(f_sel >= top - _TIE_TOLERANCE * max(1.0, abs(top)))[0])
     return ThresholdResult(
         thresholds=np.full(m, math.nan),
         cuts=np.full(kept.size, -1, dtype=np.int64),

@@ -583,3 +583,17 @@ def test_dense_per_class_over_many_blocks_and_threads_matches_points_path() -> N
     np.testing.assert_array_equal(fused.cuts, general.cuts)
     np.testing.assert_array_equal(fused.thresholds, general.thresholds)
     assert fused.f == general.f
+
+
+def test_top_k_ties_go_to_the_smallest_k() -> None:
+    # k = 1 and k = 2 give the same F-macro (0.6818...) through different float sums;
+    # a Hypothesis run once found the larger k chosen on a last-digit difference.
+    scores = np.array(
+        [[0.0, 1 / 3, 2 / 3], [1 / 3, 0.0, 1 / 3], [0.0, 0.0, 0.0], [0.0, 1 / 3, 0.0]]
+    )
+    labels = np.array([[1, 0, 1], [1, 0, 1], [0, 0, 0], [0, 0, 0]])
+    res = top_k(scores, labels, beta=0.5, zero_division=0.0, k_max=3)
+    f_by_k = res.diagnostics["f_by_k"]
+    assert f_by_k[0] == pytest.approx(f_by_k[1], abs=1e-12)
+    assert f_by_k[0] == pytest.approx(15 / 22, abs=1e-12)
+    assert res.diagnostics["k"] == 1
