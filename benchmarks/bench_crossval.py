@@ -29,7 +29,7 @@ import sklearn
 from iterstrat.ml_stratifiers import MultilabelStratifiedKFold as IterstratMSKF
 from sklearn import model_selection as skms
 
-import crossval
+from fmacro import crossval
 
 K = 10
 REPEATS = 7
@@ -132,7 +132,7 @@ def main() -> None:
     n_ml, L = 10**4, 100
     Y = (rng.random((n_ml, L)) < 0.3 / np.arange(1, L + 1) ** 0.7).astype(np.uint8)
     Xml = np.zeros((n_ml, 1))
-    from validation.datasets import load_dataset
+    from fmacro.validation.datasets import load_dataset
 
     _, yeast = load_dataset("yeast", "all")
     yeast = np.asarray(yeast)

@@ -22,7 +22,7 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegression, SGDClassifier
 
-from optimize.fdelta import Problem, generate, train
+from fmacro.optimize.fdelta import Problem, generate, train
 
 
 def _median_time(fn: Callable[[], object], repeats: int) -> float:

@@ -31,18 +31,18 @@ from typing import Any
 
 import numpy as np
 
-from optimize.baselines import global_threshold, per_class, proportional
-from optimize.evaluation import evaluate_thresholds
-from optimize.points import class_points
-from optimize.synthetic import calibrated_probabilities, dense_scores, extreme_rankings
-from validation.multilabel import MultiLabelFValidation
+from fmacro.optimize.baselines._core import global_threshold, per_class, proportional
+from fmacro.optimize.evaluation import evaluate_thresholds
+from fmacro.optimize.search.points import class_points
+from fmacro.optimize.synthetic import calibrated_probabilities, dense_scores, extreme_rankings
+from fmacro.validation.multilabel import MultiLabelFValidation
 
 RESULTS = Path(__file__).with_name("results_optimize.md")
 
 
 def _fixed_point() -> Callable[..., Any] | None:
     try:
-        from optimize.fixed_point import fixed_point
+        from fmacro.optimize.search.fixed_point import fixed_point
     except ImportError:  # the colleague's module is not there yet
         return None
     return fixed_point

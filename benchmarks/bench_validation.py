@@ -256,7 +256,7 @@ def to_dense(flat: np.ndarray, rows: int, labels: int) -> np.ndarray:
 def bench_binary(s: Sizes, rng: np.random.Generator) -> Row:
     from sklearn.metrics import precision_recall_fscore_support
 
-    from validation import BinFValidation
+    from fmacro.validation import BinFValidation
 
     e, p = binary_data(s.binary_n, rng)
     got: dict[str, Any] = {}
@@ -295,7 +295,7 @@ def bench_binary(s: Sizes, rng: np.random.Generator) -> Row:
 def bench_multiclass(s: Sizes, rng: np.random.Generator) -> Row:
     from sklearn.metrics import precision_recall_fscore_support
 
-    from validation import MultiFValidation
+    from fmacro.validation import MultiFValidation
 
     k = s.classes
     e, p = multiclass_data(s.multiclass_n, k, rng)
@@ -381,7 +381,7 @@ def _read_dense(a: np.ndarray, b: np.ndarray) -> tuple[int, int]:
 def bench_multilabel(s: Sizes, rng: np.random.Generator) -> list[Row]:
     from sklearn.metrics import multilabel_confusion_matrix
 
-    from validation import MultiLabelFValidation
+    from fmacro.validation import MultiLabelFValidation
 
     n, L = s.ml_rows, s.ml_labels
     flat_t, flat_p = multilabel_positions(n, L, s.ml_density, rng)
@@ -446,8 +446,8 @@ _FIRST_CALL_SCRIPT = textwrap.dedent(
     t0 = time.perf_counter()
     import numpy as np
     import scipy.sparse as sp
-    import validation
-    from validation import BinFValidation, MultiFValidation, MultiLabelFValidation
+    from fmacro import validation
+    from fmacro.validation import BinFValidation, MultiFValidation, MultiLabelFValidation
     out = {"import validation": time.perf_counter() - t0}
     rng = np.random.default_rng(0)
     e2 = rng.integers(0, 2, 1000); p2 = rng.integers(0, 2, 1000)
@@ -526,7 +526,7 @@ def first_call_table(runs: dict[str, dict[str, Any]]) -> str:
 def runtime_facts() -> dict[str, str]:
     import numba
 
-    import validation  # noqa: F401  (its kernels set OMP_WAIT_POLICY on import)
+    from fmacro import validation  # noqa: F401  (its kernels set OMP_WAIT_POLICY on import)
 
     facts = machine_facts(("numpy", "numba", "scikit-learn", "scipy"))
     facts["numba threads"] = str(numba.get_num_threads())

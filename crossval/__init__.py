@@ -9,10 +9,10 @@ Splitters (frozen, seeded, usable as ``cv=`` in scikit-learn): :class:`OneFold`,
 the pooled validation (counts summed) and the fold-averaged score, labelled as such.
 """
 
-from crossval.fold import Fold, take_rows
-from crossval.multilabel import MultilabelStratifiedKFold, label_structure
-from crossval.runner import CrossValidation, FoldResult, cross_validate, vectorized
-from crossval.splitters import (
+from fmacro.crossval.fold import Fold, take_rows
+from fmacro.crossval.multilabel import MultilabelStratifiedKFold, label_structure
+from fmacro.crossval.runner import CrossValidation, FoldResult, cross_validate, vectorized
+from fmacro.crossval.splitters import (
     GroupKFold,
     KFold,
     LeaveOneOut,

@@ -1,6 +1,6 @@
 """Parameter checks and seed handling shared by the splitters.
 
-The checks that already exist for every package live in ``validation._checks``;
+The checks that already exist for every package live in ``fmacro.validation.checks``;
 this module only adds what splitters need on top: integer counts and seeds.
 """
 

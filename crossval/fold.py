@@ -9,7 +9,7 @@ import attrs
 import numpy as np
 from numpy.typing import NDArray
 
-from validation._checks import is_sparse
+from fmacro.validation.checks import is_sparse
 
 __all__ = ["Fold", "take_rows"]
 

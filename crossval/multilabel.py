@@ -9,11 +9,16 @@ import attrs
 import numpy as np
 from numpy.typing import NDArray
 
-from crossval._kernels import iterative_stratification
-from crossval._params import check_count, resolve_seed
-from crossval.fold import Fold
-from crossval.splitters import _check_k_le_n, _count_and_check, _folds_from_assignment, _Splitter
-from validation._checks import is_sparse
+from fmacro.crossval._kernels import iterative_stratification
+from fmacro.crossval._params import check_count, resolve_seed
+from fmacro.crossval.fold import Fold
+from fmacro.crossval.splitters import (
+    _check_k_le_n,
+    _count_and_check,
+    _folds_from_assignment,
+    _Splitter,
+)
+from fmacro.validation.checks import is_sparse
 
 __all__ = ["MultilabelStratifiedKFold", "label_structure"]
 

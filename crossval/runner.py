@@ -20,10 +20,10 @@ import attrs
 import numpy as np
 from numpy.typing import NDArray
 
-from crossval.fold import Fold
-from validation import BinFValidation, MultiFValidation, MultiLabelFValidation, Validation
-from validation._checks import check_same_length, is_sparse
-from validation.progress import Progress
+from fmacro.crossval.fold import Fold
+from fmacro.validation import BinFValidation, MultiFValidation, MultiLabelFValidation, Validation
+from fmacro.validation.checks import check_same_length, is_sparse
+from fmacro.validation.progress import Progress
 
 __all__ = ["CrossValidation", "cross_validate", "vectorized"]
 
@@ -444,7 +444,7 @@ def cross_validate(
     Examples
     --------
     >>> import numpy as np
-    >>> from crossval import KFold
+    >>> from fmacro.crossval import KFold
     >>> X = np.arange(20.0)
     >>> y = (X >= 10).astype(int)
     >>> def fit(X_train, y_train):

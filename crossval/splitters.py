@@ -30,10 +30,10 @@ import attrs
 import numpy as np
 from numpy.typing import NDArray
 
-from crossval._kernels import group_folds, split_by_fold, stratified_folds
-from crossval._params import check_count, n_samples_of, resolve_seed
-from crossval.fold import Fold
-from validation._checks import check_fraction, check_same_length, is_sparse
+from fmacro.crossval._kernels import group_folds, split_by_fold, stratified_folds
+from fmacro.crossval._params import check_count, n_samples_of, resolve_seed
+from fmacro.crossval.fold import Fold
+from fmacro.validation.checks import check_fraction, check_same_length, is_sparse
 
 __all__ = [
     "GroupKFold",

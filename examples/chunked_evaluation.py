@@ -15,7 +15,7 @@ from collections.abc import Iterator
 import numpy as np
 import toolz
 
-from validation import MultiFValidation
+from fmacro.validation import MultiFValidation
 
 N_CLASSES = 20
 

@@ -24,12 +24,12 @@ from typing import Any
 
 import numpy as np
 
-from optimize import baselines, evaluation, rcut
-from optimize.domain import domain
-from optimize.fixed_point import fixed_point
-from optimize.points import class_points
-from validation.datasets import load_dataset
-from validation.multilabel import MultiLabelFValidation
+from fmacro.optimize import baselines, evaluation, rcut
+from fmacro.optimize.search.domain import domain
+from fmacro.optimize.search.fixed_point import fixed_point
+from fmacro.optimize.search.points import class_points
+from fmacro.validation.datasets import load_dataset
+from fmacro.validation.multilabel import MultiLabelFValidation
 
 RESULTS = Path(__file__).resolve().parents[1] / "benchmarks" / "results_optimize.md"
 BEGIN, END = "<!-- corel5k:begin -->", "<!-- corel5k:end -->"

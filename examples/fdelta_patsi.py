@@ -6,8 +6,8 @@ Run: python examples/fdelta_patsi.py            (one 90/10 split, a few seconds)
 
 from __future__ import annotations
 
-from optimize.fdelta import patsi_experiment
-from optimize.fdelta.patsi import load_corel5k
+from fmacro.optimize.fdelta import patsi_experiment
+from fmacro.optimize.fdelta.patsi import load_corel5k
 
 X, Y = load_corel5k()  # sparse binary blob features, 5000 x 499; labels 5000 x 374
 result = patsi_experiment(X, Y, m=10)  # pass splitter=crossval.KFold(k=10, seed=0) for CV

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from optimize.fdelta import generate, train
-from validation import BinFValidation
+from fmacro.optimize.fdelta import generate, train
+from fmacro.validation import BinFValidation
 
 # An imbalanced, linearly non-separable problem: |A| / |B| = 0.1 (eqs. 35-39 of seed 001).
 X, y = generate("LNS", ratio=0.1, n=4000, d=8, seed=1)

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
-from validation.datasets import ArffData, load_arff_data
+from fmacro.validation.datasets import ArffData, load_arff_data
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "validation" / "data"

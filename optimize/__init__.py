@@ -1,29 +1,51 @@
-"""fmacro.optimize: F-measure optimization (F-macro threshold search, baselines, F-Delta)."""
+"""fmacro.optimize: F-measure optimization.
+
+- :mod:`~fmacro.optimize.search`: the certified F-macro search core (class points, hulls,
+  the fixed-point sweep, domain analysis, localization, brute force);
+- :mod:`~fmacro.optimize.baselines`: classic rules (per-class T_b, global, top-k, PCut, cyclic);
+- :mod:`~fmacro.optimize.search.result` and :mod:`~fmacro.optimize.evaluation`: the frozen result
+  every method returns, and held-out scoring of thresholds;
+- :mod:`~fmacro.optimize.io` (rankings on disk), :mod:`~fmacro.optimize.sklearn` (an
+  estimator), :mod:`~fmacro.optimize.synthetic` (generators), :mod:`~fmacro.optimize.plot`,
+  :mod:`~fmacro.optimize.fdelta` (F-score perceptron training).
+"""
 
 from __future__ import annotations
 
 import importlib
 from typing import Any
 
-from optimize.baselines import (
+from fmacro.optimize.baselines import (
+    BinaryThreshold,
+    best_threshold,
     cuts_for_thresholds,
     cyclic,
     global_threshold,
     per_class,
+    predict_top_k,
     proportional,
+    top_k,
 )
-from optimize.binary import BinaryThreshold, best_threshold
-from optimize.brute_force import brute_force, brute_force_exact
-from optimize.coordinate import coordinate_ascent, per_class_cuts
-from optimize.domain import domain
-from optimize.evaluation import MacroEvaluation, evaluate_thresholds, f_macro
-from optimize.fixed_point import argv_curve, fixed_point
-from optimize.hull import ClassHulls, Sweep, class_hulls, edge_sweep
-from optimize.io import read_ranked_lists
-from optimize.localize import LocalizeResult, localize
-from optimize.points import ClassPoints, class_points
-from optimize.rcut import predict_top_k, top_k
-from optimize.result import ThresholdResult, evaluate_cuts
+from fmacro.optimize.evaluation import MacroEvaluation, evaluate_thresholds, f_macro
+from fmacro.optimize.io import read_ranked_lists
+from fmacro.optimize.search import (
+    ClassHulls,
+    ClassPoints,
+    LocalizeResult,
+    Sweep,
+    argv_curve,
+    brute_force,
+    brute_force_exact,
+    class_hulls,
+    class_points,
+    coordinate_ascent,
+    domain,
+    edge_sweep,
+    fixed_point,
+    localize,
+    per_class_cuts,
+)
+from fmacro.optimize.search.result import ThresholdResult, evaluate_cuts
 
 __all__ = [
     "BinaryThreshold",
@@ -59,10 +81,10 @@ __all__ = [
 ]
 
 # Subpackages with heavier or optional dependencies load on first attribute access.
-_LAZY_SUBMODULES = frozenset({"fdelta", "plot", "sklearn", "cli"})
+_LAZY_SUBMODULES = frozenset({"fdelta", "plot", "sklearn", "synthetic"})
 
 
 def __getattr__(name: str) -> Any:
     if name in _LAZY_SUBMODULES:
-        return importlib.import_module(f"optimize.{name}")
-    raise AttributeError(f"module 'optimize' has no attribute {name!r}")
+        return importlib.import_module(f"fmacro.optimize.{name}")
+    raise AttributeError(f"module 'fmacro.optimize' has no attribute {name!r}")

@@ -11,81 +11,27 @@ score matrix predicts only its stored entries (and ``-inf`` thresholds predict a
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import Any
 
 import attrs
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from optimize.binary import as_binary_labels
-from optimize.points import check_empty_classes, matching_shapes
-from optimize.result import ThresholdResult
-from validation._checks import as_float_array, check_beta, check_zero_division, is_sparse
-from validation.counts import frozen_array
-from validation.measures import f_beta_from_pr, mean_defined, safe_divide
+from fmacro.optimize._inputs import (
+    LabelRows,
+    check_empty_classes,
+    kept_classes,
+    label_rows,
+    matching_shapes,
+    scores_checked,
+)
+from fmacro.optimize.rules import TopK
+from fmacro.optimize.search.result import ThresholdResult
+from fmacro.validation.checks import check_beta, check_zero_division, is_sparse
+from fmacro.validation.counts import frozen_array
+from fmacro.validation.measures import f_beta_from_pr, mean_defined, safe_divide
 
 __all__ = ["MacroEvaluation", "evaluate_thresholds", "f_macro"]
-
-
-class LabelRows(NamedTuple):
-    """Validated 0/1 labels by row: CSR structure, plus the bool matrix if given dense."""
-
-    indptr: NDArray[np.int64]
-    indices: NDArray[np.int64]  # sorted within each row
-    dense: NDArray[np.bool_] | None
-
-    @property
-    def nnz(self) -> int:
-        return int(self.indices.size)
-
-    def to_dense(self, shape: tuple[int, int]) -> NDArray[np.bool_]:
-        if self.dense is not None:
-            return self.dense
-        out = np.zeros(shape, dtype=bool)
-        out[np.repeat(np.arange(shape[0]), np.diff(self.indptr)), self.indices] = True
-        return out
-
-
-def label_rows(labels: Any) -> LabelRows:
-    """Labels (dense or sparse, checked 0/1) by row; dense input needs no scipy."""
-    if is_sparse(labels):
-        csr = labels.tocsr(copy=True)
-        csr.sum_duplicates()
-        as_binary_labels(np.asarray(csr.data), "labels")
-        csr.eliminate_zeros()
-        csr.sort_indices()
-        return LabelRows(
-            np.asarray(csr.indptr, dtype=np.int64), np.asarray(csr.indices, dtype=np.int64), None
-        )
-    dense = as_binary_labels(labels, "labels")
-    rows, cols = np.nonzero(dense)  # row-major: columns come sorted within each row
-    indptr = np.zeros(dense.shape[0] + 1, dtype=np.int64)
-    np.cumsum(np.bincount(rows, minlength=dense.shape[0]), out=indptr[1:])
-    return LabelRows(indptr, cols.astype(np.int64), dense)
-
-
-def scores_checked(scores: Any) -> Any:
-    """Dense float64 array or canonical CSR (finite data), never the caller's object."""
-    if is_sparse(scores):
-        csr = scores.tocsr(copy=True)
-        csr.sum_duplicates()
-        csr.sort_indices()
-        data = np.asarray(csr.data, dtype=np.float64)
-        if not np.isfinite(data).all():
-            bad = int(data.size - np.count_nonzero(np.isfinite(data)))
-            raise ValueError(f"scores contains {bad} NaN or infinite value(s)")
-        csr.data = data
-        return csr
-    return as_float_array(scores, "scores", ndim=2)
-
-
-def kept_columns(sizes: NDArray[np.int64], empty_classes: str) -> NDArray[np.int64]:
-    if empty_classes == "include":
-        return np.arange(sizes.size, dtype=np.int64)
-    kept = np.flatnonzero(sizes > 0).astype(np.int64)
-    if kept.size == 0:
-        raise ValueError("labels has no class with a positive example; nothing to evaluate")
-    return kept
 
 
 def macro_from_counts(
@@ -201,7 +147,7 @@ def evaluate_thresholds(
     check_empty_classes(empty_classes, zd)
     _, m = matching_shapes(scores, labels)
     if isinstance(thresholds, ThresholdResult):
-        if thresholds.method == "top_k":
+        if isinstance(thresholds.rule, TopK):
             raise ValueError(
                 "thresholds comes from top_k, which has no per-class thresholds; "
                 "use predict_top_k(scores, result.diagnostics['k'])"
@@ -218,7 +164,7 @@ def evaluate_thresholds(
     s = scores_checked(scores)
     y = label_rows(labels)
     sizes = np.bincount(y.indices, minlength=m).astype(np.int64)
-    kept = kept_columns(sizes, empty_classes)
+    kept = kept_classes(sizes, empty_classes)
     tp, fp = _predicted_counts(s, y, thr)
     p, r, f = macro_from_counts(tp[kept], fp[kept], sizes[kept], b, zd)
     class_p = np.asarray(safe_divide(tp, tp + fp, zd), dtype=np.float64)

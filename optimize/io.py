@@ -15,7 +15,7 @@ retrieval model). The number of objects ``num_docs`` and each class's true size
 and lines starting with ``#`` are skipped. The format has no scores, so a ranked list
 cannot express ties: every position is its own cut.
 
-Column ``j`` of the resulting :class:`~optimize.points.ClassPoints` (and of a
+Column ``j`` of the resulting :class:`~fmacro.optimize.search.points.ClassPoints` (and of a
 :class:`~optimize.result.ThresholdResult` computed from it) is the ``j``-th class
 line of the file; :func:`parse_ranked_lists` returns the ids in that order.
 """
@@ -31,9 +31,9 @@ import attrs
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from optimize.binary import as_binary_labels
-from optimize.points import ClassPoints
-from validation._checks import as_float_array, is_sparse
+from fmacro.optimize._inputs import as_binary_labels
+from fmacro.optimize.search.points import ClassPoints
+from fmacro.validation.checks import as_float_array, is_sparse
 
 __all__ = [
     "RankedLists",
@@ -286,7 +286,7 @@ def read_ranked_lists(
         1-D integer array indexed by class id, or the path of a file of
         ``class_id size`` lines.
     zero_division, empty_classes
-        As in :func:`optimize.points.class_points`.
+        As in :func:`fmacro.optimize.search.points.class_points`.
 
     Returns
     -------

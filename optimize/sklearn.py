@@ -8,7 +8,7 @@ refits the estimator on all the data; ``predict`` applies the thresholds to the
 refitted estimator's scores.
 
 F-macro is F_beta(P, R) of the macro-averaged precision P and recall R; it is not
-the mean of per-class F (macro-F). See :mod:`optimize.fixed_point`.
+the mean of per-class F (macro-F). See :mod:`fmacro.optimize.search.fixed_point`.
 
 scikit-learn stays an optional dependency of fmacro: this module is imported only
 on demand (``optimize.sklearn``) and needs scikit-learn >= 1.6.
@@ -32,12 +32,12 @@ try:
 except ImportError as exc:  # pragma: no cover - exercised only without scikit-learn
     raise ImportError("optimize.sklearn needs scikit-learn (pip install scikit-learn)") from exc
 
-from crossval import KFold
-from optimize.baselines import cyclic, global_threshold, per_class
-from optimize.domain import domain
-from optimize.fixed_point import fixed_point
-from optimize.result import ThresholdResult
-from validation._checks import check_beta, check_same_length, check_zero_division, is_sparse
+from fmacro.crossval import KFold
+from fmacro.optimize.baselines._core import cyclic, global_threshold, per_class
+from fmacro.optimize.search.domain import domain
+from fmacro.optimize.search.fixed_point import fixed_point
+from fmacro.optimize.search.result import ThresholdResult
+from fmacro.validation.checks import check_beta, check_same_length, check_zero_division, is_sparse
 
 __all__ = ["METHODS", "FMacroThresholdClassifier"]
 
@@ -104,7 +104,7 @@ class FMacroThresholdClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimat
         ``OneVsRestClassifier``).
     method : {"fixed_point", "per_class", "cyclic", "domain", "global_threshold"}
         Threshold search (see :data:`METHODS`): ``"fixed_point"`` (default) finds
-        certified F-macro thresholds (:func:`optimize.fixed_point`); ``"per_class"``
+        certified F-macro thresholds (:func:`fmacro.optimize.fixed_point`); ``"per_class"``
         each class's own F_beta optimum (maximizes macro-F, not F-macro);
         ``"cyclic"`` coordinate ascent from it; ``"domain"`` the best of 64 support
         points; ``"global_threshold"`` one threshold shared by all classes.
@@ -513,7 +513,7 @@ class FMacroThresholdClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimat
         what ``GridSearchCV`` maximizes by default. ``sample_weight`` is not
         supported (must be None).
         """
-        from validation.sklearn import f_macro_score
+        from fmacro.validation.sklearn import f_macro_score
 
         if sample_weight is not None:
             raise ValueError("sample_weight is not supported by F-macro scoring; pass None")

@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from optimize.cli import main
+from fmacro.cli import main
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
@@ -27,13 +27,15 @@ def test_evaluate_bundled_report(capsys: pytest.CaptureFixture[str]) -> None:
 def test_evaluate_json_matches_validation(capsys: pytest.CaptureFixture[str]) -> None:
     from importlib import resources
 
-    from validation import MultiFValidation
-    from validation.io import read_prediction_pairs
+    from fmacro.validation import MultiFValidation
+    from fmacro.validation.io import read_prediction_pairs
 
     code, out, _ = run(capsys, "evaluate", "--json", "--beta", "2")
     assert code == 0
     payload = json.loads(out)
-    with resources.as_file(resources.files("validation") / "data" / "scene_predictions.csv") as p:
+    with resources.as_file(
+        resources.files("fmacro.validation") / "data" / "scene_predictions.csv"
+    ) as p:
         e, pr = read_prediction_pairs(p)
     v = MultiFValidation.from_predictions(e, pr, beta=2.0)
     assert payload["f_macro"] == pytest.approx(v.f_macro)

@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 import scipy.sparse as sp
 
-from crossval import Fold, KFold, take_rows
+from fmacro.crossval import Fold, KFold, take_rows
 
 
 def test_fold_arrays_are_read_only_private_copies() -> None:

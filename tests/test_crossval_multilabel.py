@@ -9,9 +9,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from iterstrat.ml_stratifiers import MultilabelStratifiedKFold as IterstratMSKF
 
-from crossval import KFold, MultilabelStratifiedKFold, label_structure
-from crossval._kernels import iterative_stratification
-from validation.datasets import load_dataset
+from fmacro.crossval import KFold, MultilabelStratifiedKFold, label_structure
+from fmacro.crossval._kernels import iterative_stratification
+from fmacro.validation.datasets import load_dataset
 
 MASK64 = (1 << 64) - 1
 

@@ -16,7 +16,7 @@ from sklearn.metrics import accuracy_score, f1_score
 from sklearn.model_selection import cross_val_predict, cross_val_score
 from sklearn.tree import DecisionTreeClassifier
 
-from crossval import (
+from fmacro.crossval import (
     CrossValidation,
     GroupKFold,
     KFold,
@@ -29,7 +29,7 @@ from crossval import (
     cross_validate,
     vectorized,
 )
-from validation import BinFValidation, Counts, MultiFValidation, MultiLabelFValidation
+from fmacro.validation import BinFValidation, Counts, MultiFValidation, MultiLabelFValidation
 
 # --------------------------------------------------------------------------- helpers
 

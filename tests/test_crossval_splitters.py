@@ -13,7 +13,7 @@ from sklearn import model_selection as skms
 from sklearn.model_selection import GridSearchCV, cross_val_score
 from sklearn.tree import DecisionTreeClassifier
 
-from crossval import (
+from fmacro.crossval import (
     Fold,
     GroupKFold,
     KFold,

@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from optimize.fdelta import _cli
+from fmacro.cli import fdelta as _cli
 
 
 def _parse(argv):

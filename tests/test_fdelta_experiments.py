@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 from scipy.stats import ttest_rel
 from sklearn.metrics import f1_score
 
-from optimize.fdelta import experiment, f_score_a, paired_t, train, verdict
-from optimize.fdelta.generators import generate
+from fmacro.optimize.fdelta import experiment, f_score_a, paired_t, train, verdict
+from fmacro.optimize.fdelta.generators import generate
 
 
 def test_paired_t_hand_computed():

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from optimize.fdelta import PAPER_RATIOS, class_sizes, generate
+from fmacro.optimize.fdelta import PAPER_RATIOS, class_sizes, generate
 
 
 @pytest.mark.parametrize(

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 from sklearn.metrics import f1_score
 
-from optimize.fdelta import Perceptron, generate, train
-from validation import BinFValidation
+from fmacro.optimize.fdelta import Perceptron, generate, train
+from fmacro.validation import BinFValidation
 
 
 def test_decision_function_and_predict_follow_eqs_1_to_6():

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.metrics import f1_score, recall_score
 
-from optimize.fdelta import (
+from fmacro.optimize.fdelta import (
     OBJECTIVES,
     Problem,
     exact_value,

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from scipy import sparse
 
-from optimize.fdelta.patsi import (
+from fmacro.optimize.fdelta.patsi import (
     METHODS,
     best_threshold,
     jaccard_neighbors,

@@ -7,8 +7,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from optimize.fdelta import Problem, exact_value, generate, objective_value, train
-from optimize.fdelta.training import random_search
+from fmacro.optimize.fdelta import Problem, exact_value, generate, objective_value, train
+from fmacro.optimize.fdelta.training import random_search
 
 
 @pytest.fixture(scope="module")

@@ -1,4 +1,4 @@
-"""Tests for optimize.baselines: per_class, global_threshold, top_k, proportional, cyclic, f_macro.
+"""Tests for fmacro.optimize.baselines (per_class, global, top_k, proportional, cyclic), f_macro.
 
 Oracles are independent of the implementation: exact ``Fraction`` arithmetic straight
 from the definitions (predict positive iff score >= threshold), brute force over
@@ -19,19 +19,19 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from optimize.baselines import (
+from fmacro.optimize.baselines._core import (
     cuts_for_thresholds,
     cyclic,
     global_threshold,
     per_class,
     proportional,
 )
-from optimize.brute_force import brute_force
-from optimize.evaluation import evaluate_thresholds, f_macro
-from optimize.points import ClassPoints, class_points
-from optimize.rcut import predict_top_k, top_k
-from optimize.result import evaluate_cuts
-from validation.multilabel import MultiLabelFValidation
+from fmacro.optimize.baselines.top_k import predict_top_k, top_k
+from fmacro.optimize.evaluation import evaluate_thresholds, f_macro
+from fmacro.optimize.search.brute_force import brute_force
+from fmacro.optimize.search.points import ClassPoints, class_points
+from fmacro.optimize.search.result import evaluate_cuts
+from fmacro.validation.multilabel import MultiLabelFValidation
 
 BETAS = [0.5, 1.0, 2.0]
 

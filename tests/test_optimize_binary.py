@@ -1,4 +1,4 @@
-"""Tests for optimize.binary.best_threshold."""
+"""Tests for fmacro.optimize.baselines.binary.best_threshold."""
 
 from __future__ import annotations
 
@@ -11,7 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.metrics import precision_recall_curve
 
-from optimize.binary import as_binary_labels, best_threshold
+from fmacro.optimize._inputs import as_binary_labels
+from fmacro.optimize.baselines.binary import best_threshold
 
 SEED_LABELS = [1, 1, 0, 1, 0, 0, 1, 0, 0, 0]  # lecture notes C11 example 5: P,P,N,P,N,N,P,N,N,N
 SEED_F = [0.400, 0.667, 0.571, 0.750, 0.667, 0.600, 0.727, 0.667, 0.615, 0.571]
@@ -105,7 +106,7 @@ def test_curve_is_read_only_and_inputs_unchanged() -> None:
         ([1.0, math.inf], [1, 0], {}, ValueError, "scores contains 1 NaN or infinite"),
         ([1.0, 2.0], [1, 2], {}, ValueError, "labels must hold only 0 and 1"),
         ([1.0, 2.0], [0.5, 1.0], {}, ValueError, "labels must hold only 0 and 1"),
-        ([1.0, 2.0], ["a", "b"], {}, TypeError, "labels must hold 0/1"),
+        ([1.0, 2.0], ["a", "b"], {}, TypeError, "labels must be a 0/1 indicator"),
         ([1.0, 2.0], [1, 0], {"beta": 0.0}, ValueError, "beta must be a finite number > 0"),
         ([1.0, 2.0], [1, 0], {"beta": -1.0}, ValueError, "beta"),
         ([1.0, 2.0], [1, 0], {"zero_division": 0.5}, ValueError, "zero_division"),

@@ -1,4 +1,4 @@
-"""Tests for optimize.domain (domain analysis, Appendix A.4 estimate_DV)."""
+"""Tests for fmacro.optimize.search.domain (domain analysis, Appendix A.4 estimate_DV)."""
 
 from __future__ import annotations
 
@@ -7,10 +7,10 @@ import math
 import numpy as np
 import pytest
 
-from optimize.domain import domain
-from optimize.fixed_point import fixed_point
-from optimize.points import ClassPoints, class_points
-from optimize.result import evaluate_cuts
+from fmacro.optimize.search.domain import domain
+from fmacro.optimize.search.fixed_point import fixed_point
+from fmacro.optimize.search.points import ClassPoints, class_points
+from fmacro.optimize.search.result import evaluate_cuts
 
 
 def _problem(seed: int, n_obj: int = 150, n_cls: int = 25) -> tuple[np.ndarray, np.ndarray]:

@@ -1,4 +1,4 @@
-"""Tests for optimize.fixed_point, optimize.hull and optimize.coordinate."""
+"""Tests for fmacro.optimize.search: fixed_point, hull and coordinate."""
 
 from __future__ import annotations
 
@@ -8,12 +8,12 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from optimize.brute_force import brute_force
-from optimize.coordinate import coordinate_ascent, per_class_cuts
-from optimize.fixed_point import argv_curve, fixed_point
-from optimize.hull import class_hulls, edge_sweep
-from optimize.points import ClassPoints, class_points
-from optimize.result import evaluate_cuts
+from fmacro.optimize.search.brute_force import brute_force
+from fmacro.optimize.search.coordinate import coordinate_ascent, per_class_cuts
+from fmacro.optimize.search.fixed_point import argv_curve, fixed_point
+from fmacro.optimize.search.hull import class_hulls, edge_sweep
+from fmacro.optimize.search.points import ClassPoints, class_points
+from fmacro.optimize.search.result import evaluate_cuts
 
 
 def _problem(seed: int, n_obj: int = 200, n_cls: int = 40) -> tuple[np.ndarray, np.ndarray]:

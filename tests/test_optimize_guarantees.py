@@ -15,12 +15,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from optimize.baselines import cyclic, per_class
-from optimize.brute_force import brute_force, brute_force_exact, exact_f_of_cuts
-from optimize.coordinate import coordinate_ascent, per_class_cuts
-from optimize.domain import domain
-from optimize.fixed_point import argv_curve, fixed_point
-from optimize.points import ClassPoints, class_points
+from fmacro.optimize.baselines._core import cyclic, per_class
+from fmacro.optimize.search.brute_force import brute_force, brute_force_exact, exact_f_of_cuts
+from fmacro.optimize.search.coordinate import coordinate_ascent, per_class_cuts
+from fmacro.optimize.search.domain import domain
+from fmacro.optimize.search.fixed_point import argv_curve, fixed_point
+from fmacro.optimize.search.points import ClassPoints, class_points
 
 TOL = 1e-12
 

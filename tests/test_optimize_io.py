@@ -13,9 +13,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from optimize.baselines import per_class
-from optimize.brute_force import brute_force
-from optimize.io import (
+from fmacro.optimize.baselines._core import per_class
+from fmacro.optimize.io import (
     load_scores_npz,
     parse_ranked_lists,
     ranked_lists_from_scores,
@@ -26,7 +25,8 @@ from optimize.io import (
     write_class_sizes,
     write_ranked_lists,
 )
-from optimize.points import class_points
+from fmacro.optimize.search.brute_force import brute_force
+from fmacro.optimize.search.points import class_points
 
 
 def _dense(x: Any) -> np.ndarray:

@@ -1,4 +1,4 @@
-"""Tests for optimize.localize (extended linearization, Appendix A.2 estimate_grid)."""
+"""Tests for fmacro.optimize.search.localize (extended linearization, reference estimate_grid)."""
 
 from __future__ import annotations
 
@@ -8,12 +8,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from optimize.brute_force import brute_force_exact
-from optimize.coordinate import coordinate_ascent
-from optimize.fixed_point import fixed_point
-from optimize.localize import localize
-from optimize.points import class_points
-from optimize.result import evaluate_cuts
+from fmacro.optimize.search.brute_force import brute_force_exact
+from fmacro.optimize.search.coordinate import coordinate_ascent
+from fmacro.optimize.search.fixed_point import fixed_point
+from fmacro.optimize.search.localize import localize
+from fmacro.optimize.search.points import class_points
+from fmacro.optimize.search.result import evaluate_cuts
 
 
 @st.composite

@@ -23,17 +23,17 @@ from hypothesis import strategies as st
 from matplotlib.collections import PathCollection, QuadMesh
 from matplotlib.figure import Figure
 
-import optimize.plot as plot_module
-import optimize.plot._common as plot_common
-import optimize.plot._sampling as plot_sampling
-from optimize import (
+import fmacro.optimize.plot as plot_module
+import fmacro.optimize.plot._common as plot_common
+import fmacro.optimize.plot._sampling as plot_sampling
+from fmacro.optimize import (
     class_points,
     domain,
     fixed_point,
     localize,
     per_class,
 )
-from optimize.plot import (
+from fmacro.optimize.plot import (
     PLOT_FILES,
     plot_argv,
     plot_class_points,
@@ -438,7 +438,7 @@ def test_fold_scores_duck_typed() -> None:
 
 
 def test_fold_scores_cross_validation() -> None:
-    from crossval import KFold, cross_validate
+    from fmacro.crossval import KFold, cross_validate
 
     x = np.arange(20.0)
     y = (x >= 10).astype(int)

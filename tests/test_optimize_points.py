@@ -1,4 +1,4 @@
-"""Tests for optimize.points (per-class PR points) and optimize.result."""
+"""Tests for fmacro.optimize.search.points (per-class PR points) and optimize.result."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from optimize.points import ClassPoints, class_points
-from optimize.result import ThresholdResult, evaluate_cuts
+from fmacro.optimize.search.points import ClassPoints, class_points
+from fmacro.optimize.search.result import ThresholdResult, evaluate_cuts
 
 
 def naive_cuts(s: np.ndarray, y: np.ndarray) -> tuple[list[int], list[int], list[float]]:

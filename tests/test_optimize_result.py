@@ -7,7 +7,7 @@ import pickle
 
 import numpy as np
 
-import optimize
+from fmacro import optimize
 
 SCORES = np.array([[0.9, 0.1, 0.5], [0.2, 0.8, 0.7], [0.3, 0.2, 0.9], [0.6, 0.4, 0.1]])
 LABELS = np.array([[1, 0, 1], [0, 1, 0], [0, 0, 1], [1, 0, 0]])

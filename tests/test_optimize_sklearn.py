@@ -23,13 +23,13 @@ from sklearn.svm import SVC, LinearSVC
 from sklearn.utils import get_tags
 from sklearn.utils.estimator_checks import check_estimator
 
-from crossval import KFold
-from optimize import fixed_point, per_class
-from optimize.result import ThresholdResult
-from optimize.sklearn import METHODS, FMacroThresholdClassifier
-from validation.datasets import load_dataset
-from validation.sklearn import f_macro_score, f_macro_scorer
-from validation.strategies import score_matrices
+from fmacro.crossval import KFold
+from fmacro.optimize import fixed_point, per_class
+from fmacro.optimize.search.result import ThresholdResult
+from fmacro.optimize.sklearn import METHODS, FMacroThresholdClassifier
+from fmacro.validation.datasets import load_dataset
+from fmacro.validation.sklearn import f_macro_score, f_macro_scorer
+from fmacro.validation.strategies import score_matrices
 
 
 def _ovr_lr(**kw: object) -> OneVsRestClassifier:

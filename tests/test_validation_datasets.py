@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from validation.datasets import load_arff_data, load_dataset, read_arff
+from fmacro.validation.datasets import load_arff_data, load_dataset, read_arff
 
 
 @pytest.mark.parametrize(

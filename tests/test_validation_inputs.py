@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from validation import (
+from fmacro.validation import (
     BinFValidation,
     ClassCounts,
     ConfusionMatrix,

@@ -20,9 +20,15 @@ import scipy.sparse as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from validation import BinFValidation, Counts, MultiFValidation, MultiLabelFValidation, _kernels
-from validation._kernels import SERIAL_BELOW
-from validation._kernels._common import _int32_chunks
+from fmacro.validation import (
+    BinFValidation,
+    Counts,
+    MultiFValidation,
+    MultiLabelFValidation,
+    _kernels,
+)
+from fmacro.validation._kernels import SERIAL_BELOW
+from fmacro.validation._kernels._common import _int32_chunks
 
 PATHS = [False, True]  # serial, parallel
 
@@ -100,6 +106,7 @@ def test_omp_wait_policy_default_respects_the_user(preset: str | None, expected:
 LABEL_SETS = [(0, 1), (-1, 1), (1, 2), (0, 1, 2)]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("parallel", PATHS)
 @pytest.mark.parametrize("labels", LABEL_SETS)
 @pytest.mark.parametrize("positive", [0, 1, -1, 2])
@@ -206,6 +213,7 @@ def test_binary_kernel_property(
 # ----------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("parallel", PATHS)
 @pytest.mark.parametrize("k", [1, 3, 50])
 @pytest.mark.parametrize("n", [1, 10, 5000])
@@ -268,6 +276,7 @@ def test_int32_chunk_count_keeps_tables_exact() -> None:
 DENSE_DTYPES = [np.bool_, np.int8, np.uint8, np.int64]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("parallel", PATHS)
 @pytest.mark.parametrize("dtype", DENSE_DTYPES)
 @pytest.mark.parametrize(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import io
 
-from validation.progress import Progress
+from fmacro.validation.progress import Progress
 
 
 class FakeTerminal(io.StringIO):

@@ -11,7 +11,7 @@ import toolz
 from hypothesis import given
 from hypothesis import strategies as st
 
-from validation import (
+from fmacro.validation import (
     BinFValidation,
     ClassCounts,
     ConfusionMatrix,

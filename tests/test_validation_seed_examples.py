@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from validation import BinFValidation, ConfusionMatrix, Counts, MultiFValidation
+from fmacro.validation import BinFValidation, ConfusionMatrix, Counts, MultiFValidation
 
 
 def labels_from_counts(c: Counts) -> tuple[np.ndarray, np.ndarray]:

@@ -19,7 +19,7 @@ from sklearn.metrics import (
     precision_recall_fscore_support,
 )
 
-from validation import BinFValidation, MultiFValidation, MultiLabelFValidation
+from fmacro.validation import BinFValidation, MultiFValidation, MultiLabelFValidation
 
 ZERO_DIVISIONS = [0.0, 1.0, math.nan]
 BETAS = [0.5, 1.0, 2.0]

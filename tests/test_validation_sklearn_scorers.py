@@ -9,8 +9,8 @@ from sklearn.metrics import f1_score, precision_recall_fscore_support
 from sklearn.model_selection import GridSearchCV, KFold, cross_val_predict, cross_val_score
 from sklearn.multiclass import OneVsRestClassifier
 
-from validation import MultiFValidation
-from validation.sklearn import f_macro_score, f_macro_scorer, measure_scorer
+from fmacro.validation import MultiFValidation
+from fmacro.validation.sklearn import f_macro_score, f_macro_scorer, measure_scorer
 
 
 def test_scorer_equals_validation_on_each_fold() -> None:

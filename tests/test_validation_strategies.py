@@ -7,14 +7,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from validation import BinFValidation, MultiFValidation, MultiLabelFValidation
-from validation.invariants import (
+from fmacro.validation import BinFValidation, MultiFValidation, MultiLabelFValidation
+from fmacro.validation.invariants import (
     check_f_between_p_and_r,
     check_folds_partition,
     check_micro_equals_accuracy,
     check_pooled_counts,
 )
-from validation.strategies import (
+from fmacro.validation.strategies import (
     binary_labels,
     counts,
     multiclass_labels,

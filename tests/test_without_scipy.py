@@ -35,7 +35,7 @@ def run_without_scipy(code: str) -> subprocess.CompletedProcess[str]:
 def test_cli_main_jobs_run_without_scipy() -> None:
     done = run_without_scipy(
         """
-        from optimize.cli import main
+        from fmacro.cli import main
         assert main(["thresholds", "--quiet"]) == 0
         assert main(["evaluate"]) == 0
         import scipy  # the blocker works
@@ -49,10 +49,10 @@ def test_library_dense_paths_run_without_scipy() -> None:
     done = run_without_scipy(
         """
         import numpy as np
-        import optimize
-        from crossval import KFold, MultilabelStratifiedKFold, cross_validate
-        from validation import MultiLabelFValidation
-        from validation.datasets import load_dataset
+        from fmacro import optimize
+        from fmacro.crossval import KFold, MultilabelStratifiedKFold, cross_validate
+        from fmacro.validation import MultiLabelFValidation
+        from fmacro.validation.datasets import load_dataset
 
         X, Y = load_dataset("emotions", "train")
         scores = X[:, :6]

@@ -4,12 +4,12 @@ The ground floor of fmacro: count outcomes once (a monoid, so counts pool by ``+
 derive every measure lazily, in micro, macro, weighted and F-macro forms.
 """
 
-from validation import measures
-from validation.base import Validation
-from validation.binary import BinFValidation
-from validation.counts import ClassCounts, ConfusionMatrix, Counts
-from validation.multiclass import MultiFValidation
-from validation.multilabel import MultiLabelFValidation, SampleCounts
+from fmacro.validation import measures
+from fmacro.validation.base import Validation
+from fmacro.validation.binary import BinFValidation
+from fmacro.validation.counts import ClassCounts, ConfusionMatrix, Counts
+from fmacro.validation.multiclass import MultiFValidation
+from fmacro.validation.multilabel import MultiLabelFValidation, SampleCounts
 
 __all__ = [
     "BinFValidation",

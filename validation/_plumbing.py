@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from validation._checks import as_label_vector, check_same_length, is_sparse
+from fmacro.validation.checks import as_label_vector, check_same_length, is_sparse
 
 __all__ = [
     "collect_predictions",

@@ -24,8 +24,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from validation import measures
-from validation.counts import ClassCounts, frozen_array
+from fmacro.validation import measures
+from fmacro.validation.counts import ClassCounts, frozen_array
 
 __all__ = ["ClassAverages"]
 

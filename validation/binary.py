@@ -10,17 +10,17 @@ import attrs
 import numpy as np
 import toolz
 
-from validation import _kernels, measures
-from validation._checks import check_beta, check_same_length, check_zero_division
-from validation._plumbing import (
+from fmacro.validation import _kernels, measures
+from fmacro.validation._plumbing import (
     collect_predictions,
     fast_labels,
     is_numba_function,
     jitted_inputs,
     observations_array,
 )
-from validation.counts import Counts
-from validation.report import format_table, same_settings
+from fmacro.validation.checks import check_beta, check_same_length, check_zero_division
+from fmacro.validation.counts import Counts
+from fmacro.validation.report import format_table, same_settings
 
 __all__ = ["BinFValidation"]
 

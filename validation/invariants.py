@@ -6,7 +6,7 @@ together with :mod:`validation.strategies`.
 
 Examples
 --------
->>> from validation import BinFValidation, Counts
+>>> from fmacro.validation import BinFValidation, Counts
 >>> check_f_between_p_and_r(BinFValidation.from_counts(Counts(tp=3, fp=1, fn=2, tn=4)))
 >>> check_folds_partition([([2, 3], [0, 1]), ([0, 1], [2, 3])], n_samples=4)
 """
@@ -19,8 +19,8 @@ from typing import Any
 
 import numpy as np
 
-from validation.binary import BinFValidation
-from validation.multiclass import MultiFValidation
+from fmacro.validation.binary import BinFValidation
+from fmacro.validation.multiclass import MultiFValidation
 
 __all__ = [
     "check_f_between_p_and_r",

@@ -21,9 +21,9 @@ from typing import Any, Literal
 
 import numpy as np
 
-from validation.binary import BinFValidation
-from validation.multiclass import MultiFValidation
-from validation.multilabel import MultiLabelFValidation
+from fmacro.validation.binary import BinFValidation
+from fmacro.validation.multiclass import MultiFValidation
+from fmacro.validation.multilabel import MultiLabelFValidation
 
 __all__ = ["Kind", "infer_kind", "read_labels", "read_prediction_pairs", "validation_for"]
 

@@ -10,24 +10,24 @@ import attrs
 import numpy as np
 import toolz
 
-from validation import _kernels, measures
-from validation._checks import (
-    as_label_vector,
-    check_beta,
-    check_same_length,
-    check_zero_division,
-    is_sparse,
-)
-from validation._plumbing import (
+from fmacro.validation import _kernels, measures
+from fmacro.validation._plumbing import (
     collect_predictions,
     fast_labels,
     is_numba_function,
     jitted_inputs,
     observations_array,
 )
-from validation.averages import ClassAverages
-from validation.counts import ClassCounts, ConfusionMatrix
-from validation.report import format_table, same_settings
+from fmacro.validation.averages import ClassAverages
+from fmacro.validation.checks import (
+    as_label_vector,
+    check_beta,
+    check_same_length,
+    check_zero_division,
+    is_sparse,
+)
+from fmacro.validation.counts import ClassCounts, ConfusionMatrix
+from fmacro.validation.report import format_table, same_settings
 
 __all__ = ["MultiFValidation", "resolve_classes"]
 

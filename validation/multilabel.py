@@ -11,18 +11,18 @@ import numpy as np
 import toolz
 from numpy.typing import NDArray
 
-from validation import _kernels, measures
-from validation._checks import check_beta, check_same_length, check_zero_division, is_sparse
-from validation._plumbing import (
+from fmacro.validation import _kernels, measures
+from fmacro.validation._plumbing import (
     collect_predictions,
     is_numba_function,
     jitted_observations,
     observations_array,
 )
-from validation.averages import ClassAverages
-from validation.counts import ClassCounts, frozen_array
-from validation.multiclass import class_report
-from validation.report import same_settings
+from fmacro.validation.averages import ClassAverages
+from fmacro.validation.checks import check_beta, check_same_length, check_zero_division, is_sparse
+from fmacro.validation.counts import ClassCounts, frozen_array
+from fmacro.validation.multiclass import class_report
+from fmacro.validation.report import same_settings
 
 __all__ = ["MultiLabelFValidation", "SampleCounts"]
 

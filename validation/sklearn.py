@@ -12,9 +12,9 @@ from typing import Any
 
 import numpy as np
 
-from validation._checks import is_sparse
-from validation.multiclass import MultiFValidation
-from validation.multilabel import MultiLabelFValidation
+from fmacro.validation.checks import is_sparse
+from fmacro.validation.multiclass import MultiFValidation
+from fmacro.validation.multilabel import MultiLabelFValidation
 
 __all__ = ["f_macro_score", "f_macro_scorer", "measure_score", "measure_scorer"]
 

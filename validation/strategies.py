@@ -7,8 +7,8 @@ the same way.
 Examples
 --------
 >>> from hypothesis import given
->>> from validation import MultiFValidation
->>> from validation.invariants import check_micro_equals_accuracy
+>>> from fmacro.validation import MultiFValidation
+>>> from fmacro.validation.invariants import check_micro_equals_accuracy
 >>> @given(multiclass_labels())
 ... def test_my_pipeline(data):
 ...     expected, predicted, k = data
@@ -24,7 +24,7 @@ import numpy as np
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from validation.counts import Counts
+from fmacro.validation.counts import Counts
 
 __all__ = [
     "binary_labels",

@@ -12,7 +12,7 @@ the linear model", Pattern Analysis and Applications, 2019.
 - :func:`patsi_experiment` -- section 5, PATSI image annotation on Corel5k.
 """
 
-from optimize.fdelta.experiments import (
+from fmacro.optimize.fdelta.experiments import (
     CRITICAL_T,
     CellResult,
     ExperimentResult,
@@ -21,9 +21,9 @@ from optimize.fdelta.experiments import (
     paired_t,
     verdict,
 )
-from optimize.fdelta.generators import KINDS, PAPER_RATIOS, Dataset, class_sizes, generate
-from optimize.fdelta.model import Perceptron
-from optimize.fdelta.objectives import (
+from fmacro.optimize.fdelta.generators import KINDS, PAPER_RATIOS, Dataset, class_sizes, generate
+from fmacro.optimize.fdelta.model import Perceptron
+from fmacro.optimize.fdelta.objectives import (
     OBJECTIVES,
     Problem,
     exact_value,
@@ -31,8 +31,8 @@ from optimize.fdelta.objectives import (
     objective_value,
     value_and_gradient,
 )
-from optimize.fdelta.patsi import PatsiResult, patsi_experiment
-from optimize.fdelta.training import train
+from fmacro.optimize.fdelta.patsi import PatsiResult, patsi_experiment
+from fmacro.optimize.fdelta.training import train
 
 __all__ = [
     "CRITICAL_T",

@@ -1,4 +1,4 @@
-"""Input checks shared by the F-Delta modules (thin wrappers over validation._checks)."""
+"""Input checks shared by the F-Delta modules (thin wrappers over fmacro.validation.checks)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from validation._checks import as_float_array, check_beta, check_same_length, is_sparse
+from fmacro.validation.checks import as_float_array, check_beta, check_same_length, is_sparse
 
 __all__ = [
     "LabelEncoding",

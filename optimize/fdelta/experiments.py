@@ -31,12 +31,12 @@ import attrs
 import numpy as np
 from numpy.typing import NDArray
 
-from optimize.fdelta._inputs import check_positive_int
-from optimize.fdelta.generators import KINDS, PAPER_RATIOS, class_sizes, generate
-from optimize.fdelta.model import Perceptron
-from optimize.fdelta.training import train
-from validation.measures import f_beta_from_counts
-from validation.progress import Progress
+from fmacro.optimize.fdelta._inputs import check_positive_int
+from fmacro.optimize.fdelta.generators import KINDS, PAPER_RATIOS, class_sizes, generate
+from fmacro.optimize.fdelta.model import Perceptron
+from fmacro.optimize.fdelta.training import train
+from fmacro.validation.measures import f_beta_from_counts
+from fmacro.validation.progress import Progress
 
 __all__ = [
     "CRITICAL_T",

@@ -22,7 +22,7 @@ import attrs
 import numpy as np
 from numpy.typing import NDArray
 
-from optimize.fdelta._inputs import check_positive_int
+from fmacro.optimize.fdelta._inputs import check_positive_int
 
 __all__ = ["KINDS", "PAPER_RATIOS", "Dataset", "class_sizes", "generate"]
 

@@ -8,7 +8,7 @@ import attrs
 import numpy as np
 from numpy.typing import NDArray
 
-from validation._checks import as_float_array, is_sparse
+from fmacro.validation.checks import as_float_array, is_sparse
 
 __all__ = ["Perceptron"]
 

@@ -42,15 +42,15 @@ import attrs
 import numpy as np
 from numpy.typing import NDArray
 
-from optimize.fdelta import _kernels
-from optimize.fdelta._inputs import (
+from fmacro.optimize.fdelta import _kernels
+from fmacro.optimize.fdelta._inputs import (
     as_features,
     as_sample_weight,
     as_weight_vector,
     check_gamma,
     encode_labels,
 )
-from validation._checks import check_same_length
+from fmacro.validation.checks import check_same_length
 
 __all__ = [
     "OBJECTIVES",

@@ -37,12 +37,12 @@ import attrs
 import numpy as np
 from numpy.typing import NDArray
 
-from optimize.fdelta._inputs import check_positive_int
-from optimize.fdelta.objectives import Problem
-from optimize.fdelta.training import fit_problem
-from validation._checks import is_sparse
-from validation.measures import f_beta_from_counts
-from validation.progress import Progress
+from fmacro.optimize.fdelta._inputs import check_positive_int
+from fmacro.optimize.fdelta.objectives import Problem
+from fmacro.optimize.fdelta.training import fit_problem
+from fmacro.validation.checks import is_sparse
+from fmacro.validation.measures import f_beta_from_counts
+from fmacro.validation.progress import Progress
 
 __all__ = [
     "METHODS",
@@ -61,7 +61,7 @@ Splitter = Any  # anything with split(X) -> iterable of (train_idx, validation_i
 def load_corel5k() -> tuple[Any, NDArray[np.uint8]]:
     """Corel5k (train and test stacked): sparse binary blob features (5000, 499) and
     the dense label indicator matrix (5000, 374)."""
-    from validation.datasets import load_dataset
+    from fmacro.validation.datasets import load_dataset
 
     X, Y = load_dataset("corel5k", "all", sparse=True)
     return X, np.asarray(Y.toarray() if is_sparse(Y) else Y, dtype=np.uint8)

@@ -24,9 +24,9 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from optimize.fdelta._inputs import as_weight_vector, check_positive_int
-from optimize.fdelta.model import Perceptron
-from optimize.fdelta.objectives import Problem
+from fmacro.optimize.fdelta._inputs import as_weight_vector, check_positive_int
+from fmacro.optimize.fdelta.model import Perceptron
+from fmacro.optimize.fdelta.objectives import Problem
 
 __all__ = ["fit_problem", "random_search", "train"]
 
@@ -188,7 +188,7 @@ def train(
     Examples
     --------
     >>> import numpy as np
-    >>> from optimize.fdelta import generate, train
+    >>> from fmacro.optimize.fdelta import generate, train
     >>> X, y = generate("LS", ratio=1.0, n=200, d=3, seed=0)
     >>> model = train(X, y, objective="F", gamma=5.0, seed=1)
     >>> model.predict(X).shape

@@ -2,18 +2,18 @@
 
 Every function returns a :class:`matplotlib.figure.Figure` (it never calls ``plt.show``)
 and accepts either ``scores`` and ``labels`` or prebuilt ``points=`` (a
-:class:`~optimize.points.ClassPoints`), like the optimization functions, plus ``beta``.
+:class:`~fmacro.optimize.ClassPoints`), like the optimization functions, plus ``beta``.
 Pass ``ax=`` to draw into an existing axes instead of a new figure.
 
 * :func:`plot_class_points` - each class's (p, r) cut points with its upper convex
   hull (the dissertation's Figure 2.1 view of the ingredients of D).
 * :func:`plot_domain` - the achievable set D of (macro P, macro R), its exact
   upper-right boundary, the support polygon of the domain method, the optimum of
-  :func:`~optimize.fixed_point`, and the F_beta level curves through the optimum and
+  :func:`~fmacro.optimize.fixed_point`, and the F_beta level curves through the optimum and
   through the upper bound (Figure 3.7).
 * :func:`plot_argv` - ArgV(phi) against the identity; the crossing is the fixed point
   (Figure 3.1).
-* :func:`plot_localization` - the grid of :func:`~optimize.localize` coloured by box
+* :func:`plot_localization` - the grid of :func:`~fmacro.optimize.localize` coloured by box
   size, candidate cells in black (Figures 3.2, 3.5).
 * :func:`plot_fold_scores` - cross-validation fold scores with the pooled score and the
   fold mean.
@@ -31,7 +31,7 @@ Examples
 --------
 >>> import numpy as np
 >>> import matplotlib.pyplot as plt
->>> from optimize.plot import plot_domain
+>>> from fmacro.optimize.plot import plot_domain
 >>> scores = np.array([[0.9, 0.2], [0.8, 0.7], [0.3, 0.6], [0.1, 0.1]])
 >>> labels = np.array([[1, 0], [0, 1], [1, 1], [0, 0]])
 >>> fig = plot_domain(scores, labels)
@@ -40,14 +40,14 @@ Examples
 >>> plt.close(fig)
 """
 
-from optimize.plot._common import INSTALL_HINT as INSTALL_HINT
-from optimize.plot.argv import plot_argv
-from optimize.plot.domain import plot_domain
-from optimize.plot.folds import plot_fold_scores
-from optimize.plot.localization import plot_localization
-from optimize.plot.points import plot_class_points
-from optimize.plot.save import PLOT_FILES as PLOT_FILES
-from optimize.plot.save import save_threshold_plots
+from fmacro.optimize.plot._common import INSTALL_HINT as INSTALL_HINT
+from fmacro.optimize.plot.argv import plot_argv
+from fmacro.optimize.plot.domain import plot_domain
+from fmacro.optimize.plot.folds import plot_fold_scores
+from fmacro.optimize.plot.localization import plot_localization
+from fmacro.optimize.plot.points import plot_class_points
+from fmacro.optimize.plot.save import PLOT_FILES as PLOT_FILES
+from fmacro.optimize.plot.save import save_threshold_plots
 
 __all__ = [
     "plot_argv",

@@ -7,7 +7,7 @@ import math
 import numpy as np
 from numpy.typing import NDArray
 
-from optimize.points import ClassPoints
+from fmacro.optimize.search.points import ClassPoints
 
 
 def _support_cuts(points: ClassPoints, angles: NDArray[np.float64]) -> NDArray[np.int64]:

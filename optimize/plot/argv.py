@@ -7,11 +7,11 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from optimize.fixed_point import argv_curve, fixed_point
-from optimize.hull import class_hulls, edge_sweep
-from optimize.plot._common import _C_OPT, _beta_text, _figure_axes, _fmt
-from optimize.points import ClassPoints, as_points
-from validation._checks import check_beta
+from fmacro.optimize.plot._common import _C_OPT, _beta_text, _figure_axes, _fmt
+from fmacro.optimize.search.fixed_point import argv_curve, fixed_point
+from fmacro.optimize.search.hull import class_hulls, edge_sweep
+from fmacro.optimize.search.points import ClassPoints, as_points
+from fmacro.validation.checks import check_beta
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -33,12 +33,12 @@ def plot_argv(
 
     V(phi) is the mean of each class's hull vertex maximizing
     ``cos(phi) p + sin(phi) r`` and ArgV(phi) the direction of the gradient of F_beta
-    at V(phi) (:func:`optimize.fixed_point.argv_curve`). V is constant between
+    at V(phi) (:func:`fmacro.optimize.search.fixed_point.argv_curve`). V is constant between
     consecutive hull-edge angles, so ArgV is a non-increasing step function, drawn
     exactly (with its jumps joined by vertical segments). Where it meets the
     identity is the fixed point; when the identity passes through a jump (the
     "edge" case), the optimum lies on the segment of conv D between the two
-    states and :func:`optimize.fixed_point` walks it.
+    states and :func:`fmacro.optimize.fixed_point` walks it.
 
     Returns
     -------

@@ -10,9 +10,7 @@ import attrs
 import numpy as np
 from numpy.typing import NDArray
 
-from optimize.domain import domain
-from optimize.fixed_point import fixed_point
-from optimize.plot._common import (
+from fmacro.optimize.plot._common import (
     _C_OPT,
     _beta_text,
     _check_int,
@@ -23,10 +21,12 @@ from optimize.plot._common import (
     _pr_axes,
     _pyplot,
 )
-from optimize.plot._sampling import _sample_domain
-from optimize.points import ClassPoints, as_points
-from optimize.result import ThresholdResult
-from validation._checks import check_beta
+from fmacro.optimize.plot._sampling import _sample_domain
+from fmacro.optimize.search.domain import domain
+from fmacro.optimize.search.fixed_point import fixed_point
+from fmacro.optimize.search.points import ClassPoints, as_points
+from fmacro.optimize.search.result import ThresholdResult
+from fmacro.validation.checks import check_beta
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -247,7 +247,7 @@ def plot_domain(
     (``domain(n_angles=None)``); the support polygon and support points of
     ``domain(n_angles=n_angles)`` with its lower bound (blue cross) and the point
     where F attains its upper bound (black cross); the optimum of
-    :func:`optimize.fixed_point` (star) with the level curves F_beta = f through it
+    :func:`fmacro.optimize.fixed_point` (star) with the level curves F_beta = f through it
     and F_beta = upper bound (dashed, when the bound is above f); and the (P, R) of
     every extra result in ``results`` (hollow markers).
 
@@ -256,7 +256,7 @@ def plot_domain(
     Parameters
     ----------
     scores, labels, beta, zero_division, empty_classes, points
-        As for :func:`optimize.fixed_point`.
+        As for :func:`fmacro.optimize.fixed_point`.
     n_angles
         Directions of the support polygon (>= 3); few make the polygon visible.
     n_samples

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from optimize.plot._common import _figure_axes, _fmt
+from fmacro.optimize.plot._common import _figure_axes, _fmt
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes

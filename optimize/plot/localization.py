@@ -1,4 +1,4 @@
-"""The :func:`optimize.localize` grid coloured by box size, candidate cells in black."""
+"""The :func:`fmacro.optimize.localize` grid coloured by box size, candidate cells in black."""
 
 from __future__ import annotations
 
@@ -7,10 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from optimize.domain import domain
-from optimize.fixed_point import fixed_point
-from optimize.localize import LocalizeResult, localize
-from optimize.plot._common import (
+from fmacro.optimize.plot._common import (
     _C_OPT,
     _P_LABEL,
     _R_LABEL,
@@ -19,8 +16,11 @@ from optimize.plot._common import (
     _figure_axes,
     _fmt,
 )
-from optimize.points import ClassPoints, as_points
-from validation._checks import check_beta
+from fmacro.optimize.search.domain import domain
+from fmacro.optimize.search.fixed_point import fixed_point
+from fmacro.optimize.search.localize import LocalizeResult, localize
+from fmacro.optimize.search.points import ClassPoints, as_points
+from fmacro.validation.checks import check_beta
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -42,7 +42,7 @@ def plot_localization(
     ax: Axes | None = None,
     title: str | None = None,
 ) -> Figure:
-    """The :func:`optimize.localize` grid coloured by box size, candidates in black.
+    """The :func:`fmacro.optimize.localize` grid coloured by box size, candidates in black.
 
     Each cell of the (P, R) square is coloured by the size
     sqrt((Pmax - Pmin)² + (Rmax - Rmin)²) of its box, the region where the
@@ -53,11 +53,11 @@ def plot_localization(
     Parameters
     ----------
     scores, labels, beta, zero_division, empty_classes, points
-        As for :func:`optimize.fixed_point`.
+        As for :func:`fmacro.optimize.fixed_point`.
     grid
-        Cells per axis for :func:`optimize.localize` (cost grows as grid² x cuts).
+        Cells per axis for :func:`fmacro.optimize.localize` (cost grows as grid² x cuts).
     localization
-        A prebuilt :class:`~optimize.localize.LocalizeResult` (its ``beta`` must equal
+        A prebuilt :class:`~fmacro.optimize.search.localize.LocalizeResult` (its ``beta`` must equal
         ``beta``); then ``scores``/``labels``/``points`` are only needed to mark the
         optimum and the boundary of conv D.
     mark_optimum

@@ -7,11 +7,11 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from optimize.fixed_point import fixed_point
-from optimize.hull import class_hulls
-from optimize.plot._common import _beta_text, _check_int, _figure_axes, _pr_axes, _pyplot
-from optimize.points import ClassPoints, as_points
-from validation._checks import check_beta
+from fmacro.optimize.plot._common import _beta_text, _check_int, _figure_axes, _pr_axes, _pyplot
+from fmacro.optimize.search.fixed_point import fixed_point
+from fmacro.optimize.search.hull import class_hulls
+from fmacro.optimize.search.points import ClassPoints, as_points
+from fmacro.validation.checks import check_beta
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -38,7 +38,7 @@ def plot_class_points(
     Parameters
     ----------
     scores, labels, beta, zero_division, empty_classes, points
-        As for :func:`optimize.fixed_point`.
+        As for :func:`fmacro.optimize.fixed_point`.
     max_classes
         When there are more kept classes, a seeded random sample of this many is
         drawn (>= 1).
@@ -49,7 +49,7 @@ def plot_class_points(
         Seed of the class sample (drawn among the classes with at least the median
         number of positives).
     mark_optimum
-        Mark each drawn class's cut chosen by :func:`optimize.fixed_point` (the
+        Mark each drawn class's cut chosen by :func:`fmacro.optimize.fixed_point` (the
         F-macro optimum).
     ax
         Axes to draw into; default a new figure.

@@ -10,14 +10,14 @@ from typing import Any
 
 import numpy as np
 
-from optimize.plot._common import _pyplot
-from optimize.plot.argv import plot_argv
-from optimize.plot.domain import plot_domain
-from optimize.plot.localization import plot_localization
-from optimize.plot.points import plot_class_points
-from optimize.points import ClassPoints
-from optimize.result import ThresholdResult
-from validation._checks import check_beta
+from fmacro.optimize.plot._common import _pyplot
+from fmacro.optimize.plot.argv import plot_argv
+from fmacro.optimize.plot.domain import plot_domain
+from fmacro.optimize.plot.localization import plot_localization
+from fmacro.optimize.plot.points import plot_class_points
+from fmacro.optimize.search.points import ClassPoints
+from fmacro.optimize.search.result import ThresholdResult
+from fmacro.validation.checks import check_beta
 
 #: File names written by :func:`save_threshold_plots`, in order.
 PLOT_FILES = ("class_points.png", "domain.png", "argv.png", "localization.png")
@@ -48,7 +48,7 @@ def save_threshold_plots(
     Parameters
     ----------
     points
-        The :class:`~optimize.points.ClassPoints` the results were computed on.
+        The :class:`~fmacro.optimize.search.points.ClassPoints` the results were computed on.
     results
         ``(ThresholdResult, seconds)`` pairs as returned by the CLI's
         ``run_methods`` (bare results are accepted too).

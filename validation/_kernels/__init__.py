@@ -59,12 +59,12 @@ import os
 # slice. setdefault keeps a value the user chose.
 os.environ.setdefault("OMP_WAIT_POLICY", "passive")
 
-from validation._kernels._common import SERIAL_BELOW, MultiLabelCounts
-from validation._kernels.binary import binary_counts
-from validation._kernels.multiclass import confusion_counts
-from validation._kernels.multilabel_csr import multilabel_counts_csr
-from validation._kernels.multilabel_dense import multilabel_counts_dense
-from validation._kernels.predict import (
+from fmacro.validation._kernels._common import SERIAL_BELOW, MultiLabelCounts
+from fmacro.validation._kernels.binary import binary_counts
+from fmacro.validation._kernels.multiclass import confusion_counts
+from fmacro.validation._kernels.multilabel_csr import multilabel_counts_csr
+from fmacro.validation._kernels.multilabel_dense import multilabel_counts_dense
+from fmacro.validation._kernels.predict import (
     binary_counts_predict,
     confusion_counts_predict,
     multilabel_counts_predict,

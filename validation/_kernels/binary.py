@@ -8,7 +8,7 @@ import numba
 import numpy as np
 from numba import prange
 
-from validation._kernels._common import _PRANGE_ONLY, _n_chunks, _parallel
+from fmacro.validation._kernels._common import _PRANGE_ONLY, _n_chunks, _parallel
 
 _INT64_MAX = np.int64(2**63 - 1)
 _INT64_MIN = np.int64(-(2**63))

@@ -8,7 +8,7 @@ import numba
 import numpy as np
 from numba import prange
 
-from validation._kernels._common import (
+from fmacro.validation._kernels._common import (
     _LINE,
     _PRANGE_ONLY,
     SERIAL_BELOW,

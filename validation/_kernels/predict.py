@@ -11,7 +11,7 @@ from typing import Any
 import numba
 import numpy as np
 
-from validation._kernels._common import MultiLabelCounts
+from fmacro.validation._kernels._common import MultiLabelCounts
 
 
 @numba.njit

@@ -18,9 +18,9 @@ import numba
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from optimize._fbeta import f_beta_scalar
-from optimize.points import ClassPoints, check_cuts
-from validation._checks import check_beta
+from fmacro.optimize.search._fbeta import f_beta_scalar
+from fmacro.optimize.search.points import ClassPoints, check_cuts
+from fmacro.validation.checks import check_beta
 
 __all__ = ["coordinate_ascent", "per_class_cuts"]
 

@@ -29,16 +29,16 @@ import attrs
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from validation._checks import (
+from fmacro.optimize._inputs import as_binary_labels
+from fmacro.validation.checks import (
     as_float_array,
     check_beta,
     check_same_length,
     check_zero_division,
-    is_sparse,
 )
-from validation.measures import f_beta_from_counts, safe_divide
+from fmacro.validation.measures import f_beta_from_counts, safe_divide
 
-__all__ = ["BinaryThreshold", "as_binary_labels", "best_threshold"]
+__all__ = ["BinaryThreshold", "best_threshold"]
 
 
 def _readonly(arr: NDArray[Any]) -> NDArray[Any]:
@@ -90,26 +90,6 @@ class BinaryThreshold:
         """Predictions ``scores >= threshold`` for new scores (a new boolean array)."""
         arr = as_float_array(scores, "scores", allow_empty=True)
         return np.asarray(arr >= self.threshold)
-
-
-def as_binary_labels(labels: Any, name: str = "labels") -> NDArray[np.bool_]:
-    """Return ``labels`` (any shape) as a new boolean array, refusing values other than 0/1.
-
-    Accepts bool, integer and float arrays holding only 0 and 1.
-    """
-    if is_sparse(labels):
-        raise TypeError(f"{name} must be a dense array here, got a sparse matrix")
-    arr = np.asarray(labels)
-    if arr.dtype == np.bool_:
-        return np.array(arr, dtype=np.bool_, copy=True)
-    if not (np.issubdtype(arr.dtype, np.integer) or np.issubdtype(arr.dtype, np.floating)):
-        raise TypeError(f"{name} must hold 0/1 values, got dtype {arr.dtype}")
-    bad = (arr != 0) & (arr != 1)
-    if bad.any():
-        found = np.unique(arr[bad])[:5].tolist()
-        raise ValueError(f"{name} must hold only 0 and 1, found {found}")
-    out: NDArray[np.bool_] = arr == 1
-    return out
 
 
 def best_threshold(

@@ -11,94 +11,23 @@ import math
 from typing import Any
 
 import numpy as np
-from numpy.typing import NDArray
 
-from optimize.evaluation import (
-    kept_columns,
+from fmacro.optimize._inputs import (
+    check_empty_classes,
+    kept_classes,
     label_rows,
-    macro_from_counts,
+    matching_shapes,
     scores_checked,
 )
-from optimize.points import check_empty_classes, matching_shapes, matrix_shape
-from optimize.result import ThresholdResult
-from validation._checks import check_beta, check_zero_division, is_sparse
+from fmacro.optimize.evaluation import macro_from_counts
+from fmacro.optimize.rules import TopK, check_k, predict_top_k, top_entries
+from fmacro.optimize.search.result import ThresholdResult
+from fmacro.validation.checks import check_beta, check_zero_division
 
 __all__ = ["predict_top_k", "top_k"]
 
 # Relative tolerance under which two F values of different k count as a tie.
 _TIE_TOLERANCE = 1e-12
-
-
-def _top_entries(scores: Any, k_max: int) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
-    """(rows, cols) of each object's top-``k_max`` classes, rank-major.
-
-    Returns ``cols`` of shape (N, k_max) with -1 where an object has fewer stored
-    entries; ties broken by the lower column index.
-    """
-    if is_sparse(scores):
-        n, _ = scores.shape
-        row = np.repeat(np.arange(n), np.diff(scores.indptr))
-        order = np.lexsort((scores.indices, -scores.data, row))
-        row_o = row[order]
-        starts = np.asarray(scores.indptr[:-1])
-        rank = np.arange(order.size) - starts[row_o]
-        keep = rank < k_max
-        cols = np.full((n, k_max), -1, dtype=np.int64)
-        cols[row_o[keep], rank[keep]] = np.asarray(scores.indices)[order[keep]]
-        return np.arange(n), cols
-    n, m = scores.shape
-    if k_max < m:
-        part = np.argpartition(-scores, k_max - 1, axis=1)[:, :k_max]
-        # argpartition may cut through a tie at the k-th value: widen to all columns
-        # holding that value, then order by (-score, column).
-        kth = np.take_along_axis(scores, part, axis=1).min(axis=1)
-        cand_mask = scores >= kth[:, None]
-        if int(cand_mask.sum(axis=1).max()) > k_max:
-            rows_c, cols_c = np.nonzero(cand_mask)
-            vals = scores[rows_c, cols_c]
-            order = np.lexsort((cols_c, -vals, rows_c))
-            rows_o, cols_o = rows_c[order], cols_c[order]
-            starts = np.searchsorted(rows_o, np.arange(n))
-            rank = np.arange(rows_o.size) - starts[rows_o]
-            keep = rank < k_max
-            out = np.full((n, k_max), -1, dtype=np.int64)
-            out[rows_o[keep], rank[keep]] = cols_o[keep]
-            return np.arange(n), out
-        cand = part
-    else:
-        cand = np.broadcast_to(np.arange(m), (n, m))
-    vals = np.take_along_axis(scores, cand, axis=1)
-    order = np.lexsort((cand, -vals), axis=1)
-    cols = np.take_along_axis(cand, order, axis=1)[:, :k_max].astype(np.int64)
-    return np.arange(n), cols
-
-
-def predict_top_k(scores: Any, k: int) -> NDArray[np.bool_]:
-    """RCut predictions: each object's ``k`` highest-scored classes (dense bool).
-
-    Ties at the k-th place go to the lower column index. For sparse scores only
-    stored entries can be predicted (an object with fewer than ``k`` gets all of
-    them).
-    """
-    matrix_shape(scores, "scores")
-    s = scores_checked(scores)
-    kk = _check_k(k, "k")
-    n, m = s.shape
-    _, cols = _top_entries(s, min(kk, m))
-    out = np.zeros((n, m), dtype=bool)
-    rows = np.repeat(np.arange(n), cols.shape[1])
-    flat = cols.reshape(-1)
-    ok = flat >= 0
-    out[rows[ok], flat[ok]] = True
-    return out
-
-
-def _check_k(k: object, name: str) -> int:
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
-        raise TypeError(f"{name} must be a positive integer, got {type(k).__name__}")
-    if int(k) < 1:
-        raise ValueError(f"{name} must be a positive integer, got {k!r}")
-    return int(k)
 
 
 def top_k(
@@ -147,13 +76,13 @@ def top_k(
     s = scores_checked(scores)
     y = label_rows(labels)
     sizes = np.bincount(y.indices, minlength=m).astype(np.int64)
-    kept = kept_columns(sizes, empty_classes)
+    kept = kept_classes(sizes, empty_classes)
     if k_max is None:
         card = y.nnz / n
         kk = min(m, max(10, math.ceil(2 * card)))
     else:
-        kk = min(_check_k(k_max, "k_max"), m)
-    _, cols = _top_entries(s, kk)
+        kk = min(check_k(k_max, "k_max"), m)
+    _, cols = top_entries(s, kk)
     rows = np.arange(n)
     label_keys = np.repeat(np.arange(n, dtype=np.int64), np.diff(y.indptr)) * m + y.indices
     tp = np.zeros(m, dtype=np.int64)
@@ -188,6 +117,7 @@ def top_k(
         method="top_k",
         beta=b,
         zero_division=zd,
+        rule=TopK(best + 1),
         diagnostics={
             "k": best + 1,
             "f_by_k": f_by_k,

@@ -25,11 +25,11 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from optimize._fbeta import f_beta, segment_max
-from optimize.hull import Sweep, class_hulls, edge_sweep
-from optimize.points import ClassPoints, as_points
-from optimize.result import ThresholdResult
-from validation._checks import check_beta
+from fmacro.optimize.search._fbeta import f_beta, segment_max
+from fmacro.optimize.search.hull import Sweep, class_hulls, edge_sweep
+from fmacro.optimize.search.points import ClassPoints, as_points
+from fmacro.optimize.search.result import ThresholdResult
+from fmacro.validation.checks import check_beta
 
 __all__ = ["domain", "domain_from_sweep"]
 
@@ -49,7 +49,7 @@ def domain(
     Parameters
     ----------
     scores, labels, beta, zero_division, empty_classes, points
-        As for :func:`optimize.fixed_point`.
+        As for :func:`fmacro.optimize.fixed_point`.
     n_angles
         Number of directions, evenly spaced in [0, pi/2] (both ends included),
         at least 3; ``None`` for the exact hull of D.

@@ -11,10 +11,11 @@ import attrs
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from optimize.points import ClassPoints, check_cuts
-from validation._checks import check_beta, is_sparse
-from validation.counts import frozen_array
-from validation.measures import f_beta_from_pr
+from fmacro.optimize.rules import PerClassThresholds, TopK
+from fmacro.optimize.search.points import ClassPoints, check_cuts
+from fmacro.validation.checks import check_beta
+from fmacro.validation.counts import frozen_array
+from fmacro.validation.measures import f_beta_from_pr
 
 __all__ = ["ThresholdResult", "evaluate_cuts", "freeze_mapping", "macro_pr"]
 
@@ -96,6 +97,9 @@ class ThresholdResult:
     zero_division : float
     diagnostics : Mapping
         Read-only method-specific extras (arrays are read-only).
+    rule : PerClassThresholds or TopK
+        How :meth:`apply` predicts new data: per-class ``score >= threshold`` (the
+        default, built from ``thresholds``), or each object's top ``k`` classes (RCut).
     """
 
     thresholds: NDArray[np.float64] = attrs.field(converter=_ro_float)
@@ -109,6 +113,9 @@ class ThresholdResult:
     beta: float = attrs.field(converter=float)
     zero_division: float = attrs.field(converter=float)
     diagnostics: Mapping[str, Any] = attrs.field(converter=freeze_mapping, factory=dict)
+    rule: PerClassThresholds | TopK = attrs.field(
+        default=attrs.Factory(lambda self: PerClassThresholds(self.thresholds), takes_self=True)
+    )
 
     @classmethod
     def from_cuts(
@@ -147,35 +154,11 @@ class ThresholdResult:
         return (_rebuild_result, (fields,))
 
     def apply(self, scores: Any) -> NDArray[np.bool_]:
-        """Predictions for new scores: dense bool ``(N, n_columns)``.
+        """Predictions for new scores by this result's :attr:`rule`: dense bool ``(N, n_columns)``.
 
         ``scores`` is dense or scipy sparse; a missing sparse entry is below every
         threshold except ``-inf`` (so it is predicted only by an all-objects cut).
         A ``top_k`` (RCut) result is a per-object rule: it predicts each object's ``k``
         highest-scored classes.
         """
-        if self.method == "top_k":
-            # Imported here: baselines builds on this module.
-            from optimize.rcut import predict_top_k
-
-            return predict_top_k(scores, int(self.diagnostics["k"]))
-        n_cols = self.thresholds.shape[0]
-        shape = getattr(scores, "shape", None) if is_sparse(scores) else np.shape(scores)
-        if shape is None or len(shape) != 2 or shape[1] != n_cols:
-            raise ValueError(f"scores must have shape (n_objects, {n_cols}), got {shape}")
-        if is_sparse(scores):
-            csr = scores.tocsr(copy=True)
-            csr.sum_duplicates()
-            data = np.asarray(csr.data, dtype=np.float64)
-            if not np.isfinite(data).all():
-                raise ValueError("scores contains NaN or infinite value(s)")
-            out = np.zeros(shape, dtype=bool)
-            out[:, np.isneginf(self.thresholds)] = True
-            coo = csr.tocoo()
-            hit = data >= self.thresholds[coo.col] if coo.nnz else np.zeros(0, dtype=bool)
-            out[coo.row[hit], coo.col[hit]] = True
-            return out
-        arr = np.asarray(scores, dtype=np.float64)
-        if not np.isfinite(arr).all():
-            raise ValueError("scores contains NaN or infinite value(s)")
-        return arr >= self.thresholds[None, :]
+        return self.rule.apply(scores)

@@ -15,9 +15,9 @@ from typing import Any
 import attrs
 import numpy as np
 
-from optimize.points import ClassPoints, as_points
-from optimize.result import ThresholdResult
-from validation._checks import check_beta
+from fmacro.optimize.search.points import ClassPoints, as_points
+from fmacro.optimize.search.result import ThresholdResult
+from fmacro.validation.checks import check_beta
 
 __all__ = ["ExactOptimum", "brute_force", "brute_force_exact", "exact_f_of_cuts"]
 

@@ -10,7 +10,7 @@ Every method returns a :class:`~optimize.result.ThresholdResult` with
     One score threshold shared by every class, chosen by an exact sweep over all
     distinct scores.
 ``top_k``  (RCut)
-    In :mod:`optimize.rcut`: each object gets its ``k`` highest-scored classes.
+    In :mod:`fmacro.optimize.baselines.top_k`: each object gets its ``k`` highest-scored classes.
 ``proportional``  (PCut)
     Class ``k`` predicts about ``scale * prior_k * N`` objects (its top-ranked ones);
     ``scale`` tuned by an exact sweep.
@@ -18,7 +18,7 @@ Every method returns a :class:`~optimize.result.ThresholdResult` with
     Cyclic coordinate ascent from a start (default: the T_b cuts); returns a
     coordinate-wise maximum.
 
-Conventions are those of :mod:`optimize.points`: positive iff
+Conventions are those of :mod:`fmacro.optimize.search.points`: positive iff
 ``score >= threshold``; ties are never split; the empty cut has precision
 ``zero_division`` (with ``nan`` it is never chosen); classes without positives are
 left out of P and R by default (``empty_classes="exclude"``) and get threshold
@@ -41,19 +41,18 @@ import numba
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from optimize._fbeta import f_beta_scalar
-from optimize.binary import as_binary_labels
-from optimize.coordinate import coordinate_ascent, per_class_cuts
-from optimize.points import (
-    ClassPoints,
-    as_points,
-    check_cuts,
+from fmacro.optimize._inputs import (
+    as_binary_labels,
     check_empty_classes,
+    kept_classes,
     matching_shapes,
 )
-from optimize.result import ThresholdResult, evaluate_cuts
-from validation._checks import as_float_array, check_beta, check_zero_division, is_sparse
-from validation.measures import f_beta_from_pr
+from fmacro.optimize.search._fbeta import f_beta_scalar
+from fmacro.optimize.search.coordinate import coordinate_ascent, per_class_cuts
+from fmacro.optimize.search.points import ClassPoints, as_points, check_cuts
+from fmacro.optimize.search.result import ThresholdResult, evaluate_cuts
+from fmacro.validation.checks import as_float_array, check_beta, check_zero_division, is_sparse
+from fmacro.validation.measures import f_beta_from_pr
 
 __all__ = [
     "cuts_for_thresholds",
@@ -320,7 +319,7 @@ def per_class(
     empty_classes
         ``"exclude"`` (default) or ``"include"`` classes without positives.
     points
-        Precomputed :class:`~optimize.points.ClassPoints` (then scores/labels None).
+        Precomputed :class:`~fmacro.optimize.search.points.ClassPoints` (then scores/labels None).
 
     Returns
     -------
@@ -364,12 +363,7 @@ def _per_class_dense(
     y = np.ascontiguousarray(as_binary_labels(labels, "labels"))
     _, n_cols = s_shape
     sizes = np.count_nonzero(y, axis=0).astype(np.int64)
-    if empty_classes == "include":
-        cols = np.arange(n_cols, dtype=np.int64)
-    else:
-        cols = np.flatnonzero(sizes > 0).astype(np.int64)
-        if cols.size == 0:
-            raise ValueError("labels has no class with a positive example; nothing to optimize")
+    cols = kept_classes(sizes, empty_classes)
     n_obj = s_shape[0]
     cut = np.zeros(n_cols, dtype=np.int64)
     tp = np.zeros(n_cols, dtype=np.int64)

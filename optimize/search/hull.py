@@ -29,7 +29,7 @@ import numba
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from optimize.points import ClassPoints
+from fmacro.optimize.search.points import ClassPoints
 
 __all__ = ["ClassHulls", "Sweep", "class_hulls", "edge_sweep"]
 

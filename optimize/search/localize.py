@@ -34,9 +34,9 @@ import numba
 import numpy as np
 from numpy.typing import NDArray
 
-from optimize.points import ClassPoints, as_points
-from validation._checks import check_beta
-from validation.counts import frozen_array
+from fmacro.optimize.search.points import ClassPoints, as_points
+from fmacro.validation.checks import check_beta
+from fmacro.validation.counts import frozen_array
 
 __all__ = ["LocalizeResult", "localize"]
 
@@ -105,7 +105,7 @@ def localize(
     Parameters
     ----------
     scores, labels, beta, zero_division, empty_classes, points
-        As for :func:`optimize.fixed_point`.
+        As for :func:`fmacro.optimize.fixed_point`.
     grid
         Number of cells along each axis (>= 1).
 

@@ -44,12 +44,16 @@ import numba
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from validation._checks import check_zero_division, is_sparse
-from validation.counts import frozen_array
+from fmacro.optimize._inputs import (
+    as_binary_labels,
+    check_empty_classes,
+    kept_classes,
+    matching_shapes,
+)
+from fmacro.validation.checks import check_zero_division, is_sparse
+from fmacro.validation.counts import frozen_array
 
 __all__ = ["ClassPoints", "as_points", "class_points"]
-
-_EMPTY_CLASS_CHOICES = ("exclude", "include")
 
 
 def _ro_int(arr: Any) -> NDArray[np.int64]:
@@ -208,7 +212,7 @@ class ClassPoints:
         flat = np.asarray(labels)
         if flat.ndim != 1:
             raise ValueError(f"labels must be 1-dimensional, got shape {flat.shape}")
-        flat = _as_01(flat, "lists")
+        flat = _as_uint8_01(flat, "lists")
         ptr = np.asarray(indptr, dtype=np.int64)
         sizes = np.asarray(class_sizes, dtype=np.int64).reshape(-1)
         n = ptr.size - 1
@@ -225,8 +229,7 @@ class ClassPoints:
         csum = np.concatenate(([0], np.cumsum(flat, dtype=np.int64)))
         pos_in_list = csum[ptr[1:]] - csum[ptr[:-1]]
         _check_ranked(lengths, pos_in_list, sizes, big_n)
-        keep = _kept(sizes, empty_classes)
-        cols = np.flatnonzero(keep).astype(np.int64)
+        cols = kept_classes(sizes, empty_classes)
         out_ptr, tp, fp, thr = _ranked_cuts(flat, ptr, sizes, cols, big_n)
         return cls(out_ptr, tp, fp, thr, sizes[cols], cols, big_n, n, zd)
 
@@ -256,24 +259,6 @@ def _check_ranked(
         )
 
 
-def check_empty_classes(empty_classes: str, zd: float) -> None:
-    """Check ``empty_classes`` and its combination with the 0/0 policy."""
-    if empty_classes not in _EMPTY_CLASS_CHOICES:
-        raise ValueError(f"empty_classes must be 'exclude' or 'include', got {empty_classes!r}")
-    if empty_classes == "include" and math.isnan(zd):
-        raise ValueError(
-            "empty_classes='include' needs zero_division 0.0 or 1.0 (with nan every class "
-            "without positives would be undefined); use empty_classes='exclude'"
-        )
-
-
-def _kept(sizes: NDArray[np.int64], empty_classes: str) -> NDArray[np.bool_]:
-    keep = sizes > 0 if empty_classes == "exclude" else np.ones(sizes.size, dtype=bool)
-    if not keep.any():
-        raise ValueError("labels has no class with a positive example; nothing to optimize")
-    return keep
-
-
 def check_cuts(points: ClassPoints, cuts: ArrayLike) -> NDArray[np.int64]:
     """Validate local cut indices (one per kept class) and return them as int64."""
     arr = np.asarray(cuts)
@@ -292,17 +277,8 @@ def check_cuts(points: ClassPoints, cuts: ArrayLike) -> NDArray[np.int64]:
 # --------------------------------------------------------------------------- inputs
 
 
-def _as_01(x: Any, name: str) -> NDArray[np.uint8]:
-    arr = np.asarray(x)
-    if arr.dtype == np.bool_:
-        return arr.astype(np.uint8)
-    if not (np.issubdtype(arr.dtype, np.integer) or np.issubdtype(arr.dtype, np.floating)):
-        raise TypeError(f"{name} must be a 0/1 indicator, got dtype {arr.dtype}")
-    ok = (arr == 0) | (arr == 1)
-    if not ok.all():
-        bad = arr[~ok].reshape(-1)[0]
-        raise ValueError(f"{name} must hold only 0 and 1, found {bad!r}")
-    return arr.astype(np.uint8)
+def _as_uint8_01(x: Any, name: str) -> NDArray[np.uint8]:
+    return as_binary_labels(x, name).view(np.uint8)
 
 
 def _sparse_scores(scores: Any) -> Any:
@@ -321,38 +297,15 @@ def _sparse_labels(labels: Any) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
         csc = labels.tocsc(copy=True)
         csc.sum_duplicates()
         data = np.asarray(csc.data)
-        _as_01(data, "labels")
+        _as_uint8_01(data, "labels")
         csc.eliminate_zeros()
         csc.sort_indices()
         return np.asarray(csc.indptr, dtype=np.int64), np.asarray(csc.indices, dtype=np.int64)
-    dense = _as_01(labels, "labels")
+    dense = _as_uint8_01(labels, "labels")
     cols, rows = np.nonzero(dense.T)
     indptr = np.zeros(dense.shape[1] + 1, dtype=np.int64)
     np.cumsum(np.bincount(cols, minlength=dense.shape[1]), out=indptr[1:])
     return indptr, rows.astype(np.int64)
-
-
-def matrix_shape(x: Any, name: str) -> tuple[int, int]:
-    """``(n_objects, n_classes)`` of a dense or sparse matrix; refuse other ranks and empties."""
-    shape = getattr(x, "shape", None)
-    if shape is None:
-        shape = np.shape(x)
-    if len(shape) != 2:
-        raise ValueError(f"{name} must be 2-dimensional (n_objects, n_classes), got shape {shape}")
-    if shape[0] == 0 or shape[1] == 0:
-        raise ValueError(f"{name} is empty (shape {shape}); at least one object and class")
-    return int(shape[0]), int(shape[1])
-
-
-def matching_shapes(scores: Any, labels: Any) -> tuple[int, int]:
-    """The common shape of ``scores`` and ``labels``, or a ``ValueError`` naming both."""
-    s_shape = matrix_shape(scores, "scores")
-    l_shape = matrix_shape(labels, "labels")
-    if s_shape != l_shape:
-        raise ValueError(
-            f"scores and labels must have the same shape, got scores {s_shape} and labels {l_shape}"
-        )
-    return s_shape
 
 
 def class_points(
@@ -389,7 +342,7 @@ def class_points(
         s = _sparse_scores(scores)
         l_ptr, l_rows = _sparse_labels(labels)
         sizes = np.diff(l_ptr)
-        cols = np.flatnonzero(_kept(sizes, empty_classes)).astype(np.int64)
+        cols = kept_classes(sizes, empty_classes)
         indptr, tp, fp, thr = _csc_cuts(
             np.asarray(s.indptr, dtype=np.int64),
             np.asarray(s.indices, dtype=np.int64),
@@ -406,10 +359,10 @@ def class_points(
         if not np.isfinite(s_arr).all():
             bad = int(s_arr.size - np.count_nonzero(np.isfinite(s_arr)))
             raise ValueError(f"scores contains {bad} NaN or infinite value(s)")
-        y = np.ascontiguousarray(_as_01(labels, "labels"))
+        y = np.ascontiguousarray(_as_uint8_01(labels, "labels"))
         s_arr = np.ascontiguousarray(s_arr)
         sizes = y.sum(axis=0, dtype=np.int64)
-        cols = np.flatnonzero(_kept(sizes, empty_classes)).astype(np.int64)
+        cols = kept_classes(sizes, empty_classes)
         pos_ptr, pos_vals = _positive_scores(s_arr, y, sizes, cols)
         sorted_s = np.sort(s_arr, axis=0)
         indptr, tp, fp, thr = _dense_cuts(sorted_s, pos_ptr, pos_vals, cols)

@@ -18,9 +18,9 @@ from typing import Any
 import attrs
 import numpy as np
 
-from optimize.points import ClassPoints
-from optimize.result import ThresholdResult
-from validation.report import format_table
+from fmacro.optimize.search.points import ClassPoints
+from fmacro.optimize.search.result import ThresholdResult
+from fmacro.validation.report import format_table
 
 __all__ = ["METHODS", "ThresholdProblem", "load_problem", "register", "run", "run_methods"]
 
@@ -56,11 +56,11 @@ def load_problem(
     class_sizes: str | None = None,
 ) -> ThresholdProblem:
     """Read a ranking file (or the bundled one) and build its per-class points once."""
-    from optimize.io import load_scores_npz, read_ranked_lists, read_xc
-    from optimize.points import class_points
+    from fmacro.optimize.io import load_scores_npz, read_ranked_lists, read_xc
+    from fmacro.optimize.search.points import class_points
 
     if path is None:
-        source = resources.files("optimize") / "data" / "corel5k_test_scores.npz"
+        source = resources.files("fmacro.optimize") / "data" / "corel5k_test_scores.npz"
         with resources.as_file(source) as bundled:
             scores, labels = load_scores_npz(bundled)
         desc = "Corel5k test set (bundled): ridge scores, 500 images x 374 words"
@@ -86,7 +86,7 @@ def load_problem(
 
 
 def _method_call(name: str, problem: ThresholdProblem, beta: float, n_angles: int | None) -> Any:
-    import optimize
+    from fmacro import optimize
 
     if name == "domain":
         return lambda: optimize.domain(points=problem.points, beta=beta, n_angles=n_angles)
@@ -138,7 +138,7 @@ def macro_f_of(result: ThresholdResult, points: ClassPoints) -> float:
 
 
 def register(subparsers: Any) -> None:
-    from optimize.cli import add_common_options
+    from fmacro.cli import add_common_options
 
     p = subparsers.add_parser(
         "thresholds",
@@ -168,8 +168,8 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from optimize.cli import dump_json
-    from validation.progress import Progress
+    from fmacro.cli import dump_json
+    from fmacro.validation.progress import Progress
 
     problem = load_problem(
         args.file,
@@ -205,7 +205,7 @@ def run(args: argparse.Namespace) -> int:
             }
         )
     if args.plot:
-        from optimize.plot import save_threshold_plots
+        from fmacro.optimize.plot import save_threshold_plots
 
         written = save_threshold_plots(problem.points, results, args.plot, beta=args.beta)
     else:

@@ -1,6 +1,6 @@
 """``fmacro fdelta``: the F-Delta experiment of seed 001 from the command line.
 
-The lead's ``optimize.cli`` calls :func:`register` with its subparsers object and
+The lead's ``fmacro.cli`` calls :func:`register` with its subparsers object and
 dispatches to :func:`run`.
 """
 
@@ -131,7 +131,7 @@ def register(subparsers: Any) -> None:
 
 
 def _run_experiment(args: argparse.Namespace) -> dict[str, Any]:
-    from optimize.fdelta.experiments import experiment
+    from fmacro.optimize.fdelta.experiments import experiment
 
     sizes = dict(_PAPER if args.full else _DEFAULT)
     if args.datasets is not None:
@@ -168,12 +168,14 @@ def _run_experiment(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _run_patsi(args: argparse.Namespace) -> dict[str, Any]:
-    from optimize.fdelta.patsi import load_corel5k, patsi_experiment
+    from fmacro.optimize.fdelta.patsi import load_corel5k, patsi_experiment
 
     X, Y = load_corel5k()
     splitter = None
     if args.folds > 1:
-        from crossval import KFold  # the CLI may use crossval (lazily); optimize itself does not
+        from fmacro.crossval import (
+            KFold,  # the CLI may use crossval (lazily); optimize itself does not
+        )
 
         splitter = KFold(k=args.folds, seed=args.seed)
     result = patsi_experiment(
@@ -213,7 +215,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Stand-alone entry (``python -m optimize.fdelta._cli``) until the lead wires the CLI."""
+    """Stand-alone entry (``python -m fmacro.cli.fdelta``) until the lead wires the CLI."""
     parser = argparse.ArgumentParser(prog="fmacro")
     register(parser.add_subparsers(dest="command", required=True))
     args = parser.parse_args(argv)

@@ -35,12 +35,12 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from optimize._fbeta import argv, eps_bound, f_beta, segment_max
-from optimize.coordinate import coordinate_ascent, per_class_cuts
-from optimize.hull import Sweep, class_hulls, edge_sweep
-from optimize.points import ClassPoints, as_points
-from optimize.result import ThresholdResult, evaluate_cuts
-from validation._checks import check_beta
+from fmacro.optimize.search._fbeta import argv, eps_bound, f_beta, segment_max
+from fmacro.optimize.search.coordinate import coordinate_ascent, per_class_cuts
+from fmacro.optimize.search.hull import Sweep, class_hulls, edge_sweep
+from fmacro.optimize.search.points import ClassPoints, as_points
+from fmacro.optimize.search.result import ThresholdResult, evaluate_cuts
+from fmacro.validation.checks import check_beta
 
 __all__ = ["argv_curve", "fixed_point"]
 
@@ -60,7 +60,7 @@ def fixed_point(
     Parameters
     ----------
     scores, labels
-        Rankings and true labels, as for :func:`optimize.points.class_points`
+        Rankings and true labels, as for :func:`fmacro.optimize.search.points.class_points`
         (omit both when ``points`` is given).
     beta
         F_beta weight, > 0 (beta > 1 favours recall).
@@ -69,7 +69,7 @@ def fixed_point(
     empty_classes
         ``"exclude"`` (default) or ``"include"`` classes without positives.
     points
-        Prebuilt :class:`~optimize.points.ClassPoints` (reuse across methods).
+        Prebuilt :class:`~fmacro.optimize.search.points.ClassPoints` (reuse across methods).
     polish
         Run cyclic coordinate ascent from the candidates in the edge case.
 

@@ -19,11 +19,11 @@ from typing import Any
 __all__ = ["build_parser", "main"]
 
 # Modules that add a subcommand: each has register(subparsers) and run(args) -> int.
-_SUBCOMMAND_MODULES = ("optimize._cli_thresholds", "optimize.fdelta._cli")
+_SUBCOMMAND_MODULES = ("fmacro.cli.thresholds", "fmacro.cli.fdelta")
 
 
 def _zero_division(text: str) -> float:
-    from validation._checks import check_zero_division
+    from fmacro.validation.checks import check_zero_division
 
     try:
         return check_zero_division(text if text.lower() == "nan" else float(text))
@@ -101,12 +101,12 @@ def _register_evaluate(subparsers: Any) -> None:
 
 
 def _run_evaluate(args: argparse.Namespace) -> int:
-    from validation.io import read_labels, read_prediction_pairs, validation_for
+    from fmacro.validation.io import read_labels, read_prediction_pairs, validation_for
 
     if (args.expected is None) != (args.predicted is None):
         raise ValueError("give both EXPECTED and PREDICTED files, or neither for the bundled demo")
     if args.expected is None:
-        source = resources.files("validation") / "data" / "scene_predictions.csv"
+        source = resources.files("fmacro.validation") / "data" / "scene_predictions.csv"
         with resources.as_file(source) as path:
             expected, predicted = read_prediction_pairs(path)
         title = "scene test set (bundled): ridge classifier, single-label images"

@@ -1,0 +1,28 @@
+"""Classic threshold rules, without a certificate: the methods fmacro is compared with.
+
+``per_class`` (T_b / SCut, the macro-F optimum), ``global_threshold``, ``proportional``
+(PCut), ``cyclic`` (coordinate ascent), ``top_k`` (RCut), and ``best_threshold`` for one
+binary ranking.
+"""
+
+from fmacro.optimize.baselines._core import (
+    cuts_for_thresholds,
+    cyclic,
+    global_threshold,
+    per_class,
+    proportional,
+)
+from fmacro.optimize.baselines.binary import BinaryThreshold, best_threshold
+from fmacro.optimize.baselines.top_k import predict_top_k, top_k
+
+__all__ = [
+    "BinaryThreshold",
+    "best_threshold",
+    "cuts_for_thresholds",
+    "cyclic",
+    "global_threshold",
+    "per_class",
+    "predict_top_k",
+    "proportional",
+    "top_k",
+]

@@ -1,0 +1,139 @@
+"""Decision rules: how a threshold-search result turns new scores into predictions.
+
+A result carries its rule as data. :class:`PerClassThresholds` predicts ``score >=
+threshold`` column by column (every method but RCut); :class:`TopK` predicts each object's
+``k`` highest-scored classes (RCut, :func:`fmacro.optimize.top_k`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import attrs
+import numpy as np
+from numpy.typing import NDArray
+
+from fmacro.optimize._inputs import matrix_shape, scores_checked
+from fmacro.validation.checks import is_sparse
+from fmacro.validation.counts import frozen_array
+
+__all__ = ["PerClassThresholds", "TopK", "check_k", "predict_top_k", "top_entries"]
+
+
+def _read_only_float(values: Any) -> NDArray[np.float64]:
+    return frozen_array(values, np.float64)
+
+
+def _checked_k(k: object) -> int:
+    return check_k(k, "k")
+
+
+@attrs.frozen(eq=False)
+class PerClassThresholds:
+    """Predict column ``j`` positive iff ``score >= thresholds[j]``.
+
+    ``+inf`` never predicts, ``-inf`` predicts every object (also the entries a sparse
+    score matrix does not store).
+    """
+
+    thresholds: NDArray[np.float64] = attrs.field(converter=_read_only_float)
+
+    def apply(self, scores: Any) -> NDArray[np.bool_]:
+        """Dense bool predictions ``(N, n_columns)`` for dense or scipy sparse ``scores``."""
+        n_cols = self.thresholds.shape[0]
+        shape = getattr(scores, "shape", None) if is_sparse(scores) else np.shape(scores)
+        if shape is None or len(shape) != 2 or shape[1] != n_cols:
+            raise ValueError(f"scores must have shape (n_objects, {n_cols}), got {shape}")
+        s = scores_checked(scores)
+        if is_sparse(s):
+            out = np.zeros(shape, dtype=bool)
+            out[:, np.isneginf(self.thresholds)] = True
+            coo = s.tocoo()
+            hit = coo.data >= self.thresholds[coo.col] if coo.nnz else np.zeros(0, dtype=bool)
+            out[coo.row[hit], coo.col[hit]] = True
+            return out
+        out_dense: NDArray[np.bool_] = s >= self.thresholds[None, :]
+        return out_dense
+
+
+@attrs.frozen
+class TopK:
+    """Predict each object's ``k`` highest-scored classes (RCut); see :func:`predict_top_k`."""
+
+    k: int = attrs.field(converter=_checked_k)
+
+    def apply(self, scores: Any) -> NDArray[np.bool_]:
+        """Dense bool predictions ``(N, n_columns)``."""
+        return predict_top_k(scores, self.k)
+
+
+def check_k(k: object, name: str) -> int:
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
+        raise TypeError(f"{name} must be a positive integer, got {type(k).__name__}")
+    if int(k) < 1:
+        raise ValueError(f"{name} must be a positive integer, got {k!r}")
+    return int(k)
+
+
+def top_entries(scores: Any, k_max: int) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """(rows, cols) of each object's top-``k_max`` classes, rank-major.
+
+    Returns ``cols`` of shape (N, k_max) with -1 where an object has fewer stored
+    entries; ties broken by the lower column index.
+    """
+    if is_sparse(scores):
+        n, _ = scores.shape
+        row = np.repeat(np.arange(n), np.diff(scores.indptr))
+        order = np.lexsort((scores.indices, -scores.data, row))
+        row_o = row[order]
+        starts = np.asarray(scores.indptr[:-1])
+        rank = np.arange(order.size) - starts[row_o]
+        keep = rank < k_max
+        cols = np.full((n, k_max), -1, dtype=np.int64)
+        cols[row_o[keep], rank[keep]] = np.asarray(scores.indices)[order[keep]]
+        return np.arange(n), cols
+    n, m = scores.shape
+    if k_max < m:
+        part = np.argpartition(-scores, k_max - 1, axis=1)[:, :k_max]
+        # argpartition may cut through a tie at the k-th value: widen to all columns
+        # holding that value, then order by (-score, column).
+        kth = np.take_along_axis(scores, part, axis=1).min(axis=1)
+        cand_mask = scores >= kth[:, None]
+        if int(cand_mask.sum(axis=1).max()) > k_max:
+            rows_c, cols_c = np.nonzero(cand_mask)
+            vals = scores[rows_c, cols_c]
+            order = np.lexsort((cols_c, -vals, rows_c))
+            rows_o, cols_o = rows_c[order], cols_c[order]
+            starts = np.searchsorted(rows_o, np.arange(n))
+            rank = np.arange(rows_o.size) - starts[rows_o]
+            keep = rank < k_max
+            out = np.full((n, k_max), -1, dtype=np.int64)
+            out[rows_o[keep], rank[keep]] = cols_o[keep]
+            return np.arange(n), out
+        cand = part
+    else:
+        cand = np.broadcast_to(np.arange(m), (n, m))
+    vals = np.take_along_axis(scores, cand, axis=1)
+    order = np.lexsort((cand, -vals), axis=1)
+    cols = np.take_along_axis(cand, order, axis=1)[:, :k_max].astype(np.int64)
+    return np.arange(n), cols
+
+
+def predict_top_k(scores: Any, k: int) -> NDArray[np.bool_]:
+    """RCut predictions: each object's ``k`` highest-scored classes (dense bool).
+
+    Ties at the k-th place go to the lower column index. For sparse scores only
+    stored entries can be predicted (an object with fewer than ``k`` gets all of
+    them).
+    """
+    matrix_shape(scores, "scores")
+    s = scores_checked(scores)
+    kk = check_k(k, "k")
+    n, m = s.shape
+    _, cols = top_entries(s, min(kk, m))
+    out = np.zeros((n, m), dtype=bool)
+    rows = np.repeat(np.arange(n), cols.shape[1])
+    flat = cols.reshape(-1)
+    ok = flat >= 0
+    out[rows[ok], flat[ok]] = True
+    return out
