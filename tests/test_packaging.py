@@ -89,4 +89,3 @@ def test_python_dash_m_fmacro_runs_the_cli() -> None:
         [sys.executable, "-m", "fmacro", "--version"], capture_output=True, text=True, check=True
     )
     assert out.stdout.strip() == f"fmacro {fmacro.__version__}"
-
