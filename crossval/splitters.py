@@ -22,6 +22,7 @@ processes reuse the cached machine code.
 
 from __future__ import annotations
 
+import math
 import warnings
 from collections.abc import Iterator
 from typing import Any
@@ -144,8 +145,9 @@ class OneFold(_Splitter):
     ----------
     ratio
         Fraction of the samples used for training, ``0 < ratio < 1``. The training
-        part has ``round(ratio * n)`` samples, clipped so that both parts are
-        non-empty (``n >= 2`` is required); the validation part has the rest.
+        part has ``floor(ratio * n + 1/2)`` samples (halves round up, so ``ratio=0.5``
+        on an odd ``n`` never leaves the validation part the larger one), clipped so that
+        both parts are non-empty (``n >= 2`` is required); the validation part has the rest.
     seed
         Seed of the shuffle; ``None`` draws one and records it.
 
@@ -167,7 +169,7 @@ class OneFold(_Splitter):
         n = _count_and_check(X, y, groups)
         if n < 2:
             raise ValueError(f"OneFold needs at least 2 samples in X, got {n}")
-        n_train = min(max(round(self.ratio * n), 1), n - 1)
+        n_train = min(max(math.floor(self.ratio * n + 0.5), 1), n - 1)
         perm = np.random.default_rng(self.seed).permutation(n)
         yield Fold(train=np.sort(perm[:n_train]), validation=np.sort(perm[n_train:]))
 

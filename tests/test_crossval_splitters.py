@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import random
 import warnings
 
@@ -218,11 +219,17 @@ def test_one_fold_sizes_and_partition(n: int, ratio: float, seed: int) -> None:
     splitter = OneFold(ratio=ratio, seed=seed)
     (fold,) = list(splitter.folds(range(n)))
     assert_partition([fold], n, cover=False)
-    assert fold.n_train == min(max(round(ratio * n), 1), n - 1)
+    assert fold.n_train == min(max(math.floor(ratio * n + 0.5), 1), n - 1)
     assert fold.n_train >= 1 and fold.n_validation >= 1
     if ratio >= 0.5:
         assert fold.n_validation <= fold.n_train
     assert splitter.get_n_splits() == 1
+
+
+def test_one_fold_half_ratio_on_odd_n_trains_on_the_larger_part() -> None:
+    # round() would give 2 of 5 (half to even); the training part must be the larger.
+    (fold,) = list(OneFold(ratio=0.5, seed=0).folds(range(5)))
+    assert (fold.n_train, fold.n_validation) == (3, 2)
 
 
 def test_one_fold_has_none_of_the_scala_bugs() -> None:
