@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from fmacro.optimize.baselines._core import global_threshold, per_class, proportional
+from fmacro.optimize.baselines import global_threshold, per_class, proportional
 from fmacro.optimize.evaluation import evaluate_thresholds
 from fmacro.optimize.search.points import class_points
 from fmacro.optimize.synthetic import calibrated_probabilities, dense_scores, extreme_rankings

@@ -33,7 +33,7 @@ except ImportError as exc:  # pragma: no cover - exercised only without scikit-l
     raise ImportError("optimize.sklearn needs scikit-learn (pip install scikit-learn)") from exc
 
 from fmacro.crossval import KFold
-from fmacro.optimize.baselines._core import cyclic, global_threshold, per_class
+from fmacro.optimize.baselines import cyclic, global_threshold, per_class
 from fmacro.optimize.search.domain import domain
 from fmacro.optimize.search.fixed_point import fixed_point
 from fmacro.optimize.search.result import ThresholdResult

@@ -19,7 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from fmacro.optimize.baselines._core import (
+from fmacro.optimize.baselines import (
     cuts_for_thresholds,
     cyclic,
     global_threshold,

@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from fmacro.optimize.baselines._core import cyclic, per_class
+from fmacro.optimize.baselines import cyclic, per_class
 from fmacro.optimize.search.brute_force import brute_force, brute_force_exact, exact_f_of_cuts
 from fmacro.optimize.search.coordinate import coordinate_ascent, per_class_cuts
 from fmacro.optimize.search.domain import domain

@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from fmacro.optimize.baselines._core import per_class
+from fmacro.optimize.baselines import per_class
 from fmacro.optimize.io import (
     load_scores_npz,
     parse_ranked_lists,

@@ -5,14 +5,12 @@
 binary ranking.
 """
 
-from fmacro.optimize.baselines._core import (
-    cuts_for_thresholds,
-    cyclic,
-    global_threshold,
-    per_class,
-    proportional,
-)
+from fmacro.optimize.baselines._sweep import cuts_for_thresholds
 from fmacro.optimize.baselines.binary import BinaryThreshold, best_threshold
+from fmacro.optimize.baselines.cyclic import cyclic
+from fmacro.optimize.baselines.global_threshold import global_threshold
+from fmacro.optimize.baselines.per_class import per_class
+from fmacro.optimize.baselines.proportional import proportional
 from fmacro.optimize.baselines.top_k import predict_top_k, top_k
 
 __all__ = [
