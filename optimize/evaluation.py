@@ -29,7 +29,13 @@ from fmacro.optimize.rules import TopK
 from fmacro.optimize.search.result import ThresholdResult
 from fmacro.validation.checks import check_beta, check_zero_division, is_sparse
 from fmacro.validation.counts import frozen_array
-from fmacro.validation.measures import f_beta_from_pr, mean_defined, safe_divide
+from fmacro.validation.measures import (
+    f_beta_from_counts,
+    f_beta_from_pr,
+    mean_defined,
+    precision,
+    recall,
+)
 
 __all__ = ["MacroEvaluation", "evaluate_thresholds", "f_macro"]
 
@@ -37,8 +43,8 @@ __all__ = ["MacroEvaluation", "evaluate_thresholds", "f_macro"]
 def macro_from_counts(
     tp: NDArray[np.int64], fp: NDArray[np.int64], m: NDArray[np.int64], beta: float, zd: float
 ) -> tuple[float, float, float]:
-    p_k = np.asarray(safe_divide(tp, tp + fp, zd), dtype=np.float64)
-    r_k = np.asarray(safe_divide(tp, m, zd), dtype=np.float64)
+    p_k = np.asarray(precision(tp, fp, zd), dtype=np.float64)
+    r_k = np.asarray(recall(tp, m - tp, zd), dtype=np.float64)
     p = mean_defined(p_k)
     r = mean_defined(r_k)
     return p, r, float(f_beta_from_pr(p, r, beta))
@@ -167,12 +173,9 @@ def evaluate_thresholds(
     kept = kept_classes(sizes, empty_classes)
     tp, fp = _predicted_counts(s, y, thr)
     p, r, f = macro_from_counts(tp[kept], fp[kept], sizes[kept], b, zd)
-    class_p = np.asarray(safe_divide(tp, tp + fp, zd), dtype=np.float64)
-    class_r = np.asarray(safe_divide(tp, sizes, zd), dtype=np.float64)
-    b2 = b * b
-    class_f = np.asarray(
-        safe_divide((1 + b2) * tp, (1 + b2) * tp + b2 * (sizes - tp) + fp, zd), dtype=np.float64
-    )
+    class_p = np.asarray(precision(tp, fp, zd), dtype=np.float64)
+    class_r = np.asarray(recall(tp, sizes - tp, zd), dtype=np.float64)
+    class_f = np.asarray(f_beta_from_counts(tp, fp, sizes - tp, b, zd), dtype=np.float64)
     return MacroEvaluation(
         f=f,
         precision=p,

@@ -18,6 +18,7 @@ from __future__ import annotations
 import math
 from typing import Any, overload
 
+import numba
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
@@ -25,6 +26,7 @@ __all__ = [
     "accuracy",
     "f_beta_from_counts",
     "f_beta_from_pr",
+    "f_beta_kernel",
     "g_measure",
     "mean_defined",
     "precision",
@@ -134,6 +136,21 @@ def f_beta_from_pr(p: Any, r: Any, beta: float = 1.0) -> Any:
     if out.ndim == 0:
         return float(out)
     return out
+
+
+@numba.njit(cache=True)
+def f_beta_kernel(p: float, r: float, b2: float) -> float:
+    """:func:`f_beta_from_pr` for one (P, R) pair inside compiled loops; ``b2 = beta**2``.
+
+    The same definition: (1 + b²) P R / (b² P + R), 0 where P = R = 0, NaN in, NaN out
+    (tests check that both forms agree).
+    """
+    if np.isnan(p) or np.isnan(r):
+        return np.nan
+    den = b2 * p + r
+    if den == 0.0:
+        return 0.0
+    return (1.0 + b2) * p * r / den
 
 
 @overload

@@ -11,8 +11,8 @@ import numba
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from fmacro.optimize.search._fbeta import f_beta_scalar
 from fmacro.optimize.search.points import ClassPoints
+from fmacro.validation.measures import f_beta_kernel
 
 __all__ = ["cuts_for_thresholds", "nonempty_cuts", "sweep_cuts"]
 
@@ -54,7 +54,7 @@ def _shared_sweep(
     best_f = -np.inf
     best_pos = 0
     if n_undef == 0:
-        best_f = f_beta_scalar(sp / n, sr / n, b2)
+        best_f = f_beta_kernel(sp / n, sr / n, b2)
     m = order.size
     i = 0
     while i < m:
@@ -76,7 +76,7 @@ def _shared_sweep(
             cur[j] = g
             i += 1
         if n_undef == 0:
-            v = f_beta_scalar(sp / n, sr / n, b2)
+            v = f_beta_kernel(sp / n, sr / n, b2)
             if v > best_f:
                 best_f = v
                 best_pos = i

@@ -21,12 +21,11 @@ from fmacro.optimize._inputs import (
     kept_classes,
     matching_shapes,
 )
-from fmacro.optimize.search._fbeta import f_beta_scalar
 from fmacro.optimize.search.coordinate import per_class_cuts
 from fmacro.optimize.search.points import ClassPoints, as_points
 from fmacro.optimize.search.result import ThresholdResult
 from fmacro.validation.checks import as_float_array, check_beta, check_zero_division, is_sparse
-from fmacro.validation.measures import f_beta_from_pr
+from fmacro.validation.measures import f_beta_from_pr, f_beta_kernel
 
 __all__ = ["per_class"]
 
@@ -68,7 +67,7 @@ def _block_best_cuts(
         r0 = 0.0 if m > 0 else zd
         best = -np.inf
         if not (np.isnan(zd) or np.isnan(r0)):
-            best = f_beta_scalar(zd, r0, b2)
+            best = f_beta_kernel(zd, r0, b2)
         t = 0
         ncut = 0
         for i in range(n_obj - 1, -1, -1):
@@ -80,7 +79,7 @@ def _block_best_cuts(
                 taken = n_obj - i
                 p = t / taken
                 r = t / m if m > 0 else zd
-                f = f_beta_scalar(p, r, b2)
+                f = f_beta_kernel(p, r, b2)
                 if f > best:
                     best = f
                     best_cut[row] = ncut

@@ -1,30 +1,14 @@
-"""Small vectorized F_beta helpers shared by the certified methods (private)."""
+"""Geometry of F_beta that the certified methods share (private): gradient angle, maximum
+on a segment, second-order remainder. F_beta itself is :mod:`fmacro.validation.measures`'s."""
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-__all__ = ["argv", "eps_bound", "f_beta", "f_beta_scalar", "segment_max"]
+from fmacro.validation.measures import f_beta_from_pr
 
-
-@numba.njit(cache=True)
-def f_beta_scalar(p: float, r: float, b2: float) -> float:
-    """(1 + b²) p r / (b² p + r), 0 where p = r = 0: the scalar form for numba kernels."""
-    den = b2 * p + r
-    if den == 0.0:
-        return 0.0
-    return (1.0 + b2) * p * r / den
-
-
-def f_beta(p: ArrayLike, r: ArrayLike, b2: float) -> NDArray[np.float64]:
-    """(1 + b²) p r / (b² p + r), 0 where p = r = 0 (element-wise, float64)."""
-    pa = np.asarray(p, dtype=np.float64)
-    ra = np.asarray(r, dtype=np.float64)
-    den = b2 * pa + ra
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(den == 0.0, 0.0, (1.0 + b2) * pa * ra / np.where(den == 0.0, 1.0, den))
+__all__ = ["argv", "eps_bound", "segment_max"]
 
 
 def argv(p: ArrayLike, r: ArrayLike, b2: float) -> NDArray[np.float64]:
@@ -35,7 +19,7 @@ def argv(p: ArrayLike, r: ArrayLike, b2: float) -> NDArray[np.float64]:
 
 
 def segment_max(
-    p0: ArrayLike, r0: ArrayLike, p1: ArrayLike, r1: ArrayLike, b2: float
+    p0: ArrayLike, r0: ArrayLike, p1: ArrayLike, r1: ArrayLike, beta: float
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """Max of F_beta on each segment [(p0, r0), (p1, r1)] and the maximizing t in [0, 1].
 
@@ -43,6 +27,7 @@ def segment_max(
     its stationary points solve a quadratic, so the maximum is among t = 0, t = 1 and
     the real roots in (0, 1).
     """
+    b2 = beta * beta
     P0, R0, P1, R1 = (np.atleast_1d(np.asarray(x, dtype=np.float64)) for x in (p0, r0, p1, r1))
     dp, dr = P1 - P0, R1 - R0
     dl = b2 * dp + dr
@@ -65,7 +50,7 @@ def segment_max(
     best_f = np.full(P0.shape, -np.inf)
     best_t = np.zeros_like(P0)
     for t in cands:
-        val = f_beta(P0 + t * dp, R0 + t * dr, b2)
+        val = np.asarray(f_beta_from_pr(P0 + t * dp, R0 + t * dr, beta))
         better = val > best_f
         best_f = np.where(better, val, best_f)
         best_t = np.where(better, t, best_t)

@@ -18,6 +18,7 @@ import numpy as np
 from fmacro.optimize.search.points import ClassPoints, as_points
 from fmacro.optimize.search.result import ThresholdResult
 from fmacro.validation.checks import check_beta
+from fmacro.validation.measures import f_beta_from_pr
 
 __all__ = ["ExactOptimum", "brute_force", "brute_force_exact", "exact_f_of_cuts"]
 
@@ -72,10 +73,7 @@ def brute_force(
         sr = (sr[:, None] + rj[None, :]).ravel()
     P = sp / n
     R = sr / n
-    b2 = b * b
-    den = b2 * P + R
-    with np.errstate(divide="ignore", invalid="ignore"):
-        F = np.where(den == 0, 0.0, (1 + b2) * P * R / np.where(den == 0, 1.0, den))
+    F = np.asarray(f_beta_from_pr(P, R, b))
     F = np.where(np.isnan(F), -np.inf, F)
     best = int(np.argmax(F))
     cuts = np.array(np.unravel_index(best, tuple(int(c) for c in pts.n_cuts)), dtype=np.int64)

@@ -18,9 +18,9 @@ import numba
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from fmacro.optimize.search._fbeta import f_beta_scalar
 from fmacro.optimize.search.points import ClassPoints, check_cuts
 from fmacro.validation.checks import check_beta
+from fmacro.validation.measures import f_beta_kernel
 
 __all__ = ["coordinate_ascent", "per_class_cuts"]
 
@@ -115,14 +115,14 @@ def _ascent_kernel(
             g = indptr[j] + cuts[j]
             op = sp - p[g]
             orr = sr - r[g]
-            cur = f_beta_scalar((op + p[g]) / n, (orr + r[g]) / n, b2)
+            cur = f_beta_kernel((op + p[g]) / n, (orr + r[g]) / n, b2)
             if np.isnan(cur):
                 cur = -np.inf
             best = cur
             best_c = cuts[j]
             for c in range(indptr[j + 1] - indptr[j]):
                 h = indptr[j] + c
-                v = f_beta_scalar((op + p[h]) / n, (orr + r[h]) / n, b2)
+                v = f_beta_kernel((op + p[h]) / n, (orr + r[h]) / n, b2)
                 if v > best + tol or (best == -np.inf and not np.isnan(v)):
                     best = v
                     best_c = c
@@ -149,7 +149,7 @@ def _per_class_kernel(
             g = indptr[j] + c
             if np.isnan(p[g]) or np.isnan(r[g]):
                 continue
-            v = f_beta_scalar(p[g], r[g], b2)
+            v = f_beta_kernel(p[g], r[g], b2)
             if v > best:
                 best = v
                 out[j] = c

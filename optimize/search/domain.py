@@ -25,11 +25,12 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from fmacro.optimize.search._fbeta import f_beta, segment_max
+from fmacro.optimize.search._fbeta import segment_max
 from fmacro.optimize.search.hull import Sweep, class_hulls, edge_sweep
 from fmacro.optimize.search.points import ClassPoints, as_points
 from fmacro.optimize.search.result import ThresholdResult
 from fmacro.validation.checks import check_beta
+from fmacro.validation.measures import f_beta_from_pr
 
 __all__ = ["domain", "domain_from_sweep"]
 
@@ -76,11 +77,11 @@ def domain(
     return domain_from_sweep(edge_sweep(class_hulls(pts)), beta=b, n_angles=n_angles)
 
 
-def _chain_max(poly: NDArray[np.float64], b2: float) -> tuple[float, NDArray[np.float64]]:
+def _chain_max(poly: NDArray[np.float64], beta: float) -> tuple[float, NDArray[np.float64]]:
     """Max of F_beta over a polygonal chain given by its vertices, and where."""
     if poly.shape[0] == 1:
-        return float(f_beta(poly[0, 0], poly[0, 1], b2)), poly[0].copy()
-    fs, ts = segment_max(poly[:-1, 0], poly[:-1, 1], poly[1:, 0], poly[1:, 1], b2)
+        return float(f_beta_from_pr(poly[0, 0], poly[0, 1], beta)), poly[0].copy()
+    fs, ts = segment_max(poly[:-1, 0], poly[:-1, 1], poly[1:, 0], poly[1:, 1], beta)
     i = int(np.argmax(fs))
     point = poly[i] + ts[i] * (poly[i + 1] - poly[i])
     return float(fs[i]), point
@@ -91,7 +92,6 @@ def domain_from_sweep(
 ) -> ThresholdResult:
     """:func:`domain` on an already merged edge sweep."""
     b = check_beta(beta)
-    b2 = b * b
     pts = sweep.hulls.points
     if n_angles is None:
         states = np.concatenate(([0], np.asarray(sweep.group_end))).astype(np.int64)
@@ -103,10 +103,10 @@ def domain_from_sweep(
         states = sweep.state_index(angles, "right").astype(np.int64)
         support = np.column_stack((sweep.P[states], sweep.R[states]))
         poly = _outer_chain(angles, support)
-    support_f = f_beta(support[:, 0], support[:, 1], b2)
+    support_f = np.asarray(f_beta_from_pr(support[:, 0], support[:, 1], b))
     best = int(np.argmax(support_f))
     cuts = sweep.cuts_at(int(states[best]))
-    ub, ub_point = _chain_max(poly, b2)
+    ub, ub_point = _chain_max(poly, b)
     res = ThresholdResult.from_cuts(pts, cuts, beta=b, method="domain")
     ub = max(ub, res.f)  # rounding only
     diag = {

@@ -35,12 +35,13 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from fmacro.optimize.search._fbeta import argv, eps_bound, f_beta, segment_max
+from fmacro.optimize.search._fbeta import argv, eps_bound, segment_max
 from fmacro.optimize.search.coordinate import coordinate_ascent, per_class_cuts
 from fmacro.optimize.search.hull import Sweep, class_hulls, edge_sweep
 from fmacro.optimize.search.points import ClassPoints, as_points
 from fmacro.optimize.search.result import ThresholdResult, evaluate_cuts
 from fmacro.validation.checks import check_beta
+from fmacro.validation.measures import f_beta_from_pr
 
 __all__ = ["argv_curve", "fixed_point"]
 
@@ -141,12 +142,12 @@ def fixed_point_from_sweep(
             pts, cuts, beta=b, method="fixed_point", upper_bound=f, diagnostics=diag
         )
     P0, R0, P1, R1 = sweep.P[s0], sweep.R[s0], sweep.P[s1], sweep.R[s1]
-    ub_arr, t_arr = segment_max(P0, R0, P1, R1, b2)
+    ub_arr, t_arr = segment_max(P0, R0, P1, R1, b)
     ub = float(ub_arr[0])
     t_star = float(t_arr[0])
     ub_point = np.array([P0 + t_star * (P1 - P0), R0 + t_star * (R1 - R0)])
     # walk the switching classes one edge at a time: states s0..s1 on the segment
-    walk_f = f_beta(sweep.P[s0 : s1 + 1], sweep.R[s0 : s1 + 1], b2)
+    walk_f = np.asarray(f_beta_from_pr(sweep.P[s0 : s1 + 1], sweep.R[s0 : s1 + 1], b))
     best_state = s0 + int(np.argmax(walk_f))
     candidates: list[tuple[str, NDArray[np.int64]]] = [
         ("edge_walk", sweep.cuts_at(best_state)),

@@ -52,6 +52,7 @@ from fmacro.optimize._inputs import (
 )
 from fmacro.validation.checks import check_zero_division, is_sparse
 from fmacro.validation.counts import frozen_array
+from fmacro.validation import measures
 
 __all__ = ["ClassPoints", "as_points", "class_points"]
 
@@ -118,10 +119,7 @@ class ClassPoints:
     @cached_property
     def precision(self) -> NDArray[np.float64]:
         """p = tp / (tp + fp) per cut; the empty cut gets ``zero_division``."""
-        den = self.tp + self.fp
-        with np.errstate(divide="ignore", invalid="ignore"):
-            out = np.where(den == 0, self.zero_division, self.tp / np.maximum(den, 1))
-        out = out.astype(np.float64)
+        out = np.asarray(measures.precision(self.tp, self.fp, self.zero_division), np.float64)
         out.flags.writeable = False
         return out
 
@@ -129,9 +127,7 @@ class ClassPoints:
     def recall(self) -> NDArray[np.float64]:
         """r = tp / m_k per cut; classes with m_k = 0 get ``zero_division``."""
         m = np.repeat(self.positives, self.n_cuts)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            out = np.where(m == 0, self.zero_division, self.tp / np.maximum(m, 1))
-        out = out.astype(np.float64)
+        out = np.asarray(measures.recall(self.tp, m - self.tp, self.zero_division), np.float64)
         out.flags.writeable = False
         return out
 

@@ -20,6 +20,7 @@ import numpy as np
 
 from fmacro.optimize.search.points import ClassPoints
 from fmacro.optimize.search.result import ThresholdResult
+from fmacro.validation.measures import f_beta_from_pr, mean_defined
 from fmacro.validation.report import format_table
 
 __all__ = ["METHODS", "ThresholdProblem", "load_problem", "register", "run", "run_methods"]
@@ -129,12 +130,7 @@ def macro_f_of(result: ThresholdResult, points: ClassPoints) -> float:
     at = points.indptr[:-1] + cuts
     p = points.precision[at]
     r = points.recall[at]
-    b2 = result.beta**2
-    with np.errstate(invalid="ignore", divide="ignore"):
-        f = np.where(
-            b2 * p + r > 0, (1 + b2) * p * r / np.where(b2 * p + r > 0, b2 * p + r, 1), 0.0
-        )
-    return float(np.nanmean(f)) if f.size else math.nan
+    return mean_defined(f_beta_from_pr(p, r, result.beta)) if p.size else math.nan
 
 
 def register(subparsers: Any) -> None:
