@@ -64,11 +64,11 @@ def check_empty_classes(empty_classes: str, zd: float) -> None:
         )
 
 
-def kept_classes(n_positives: NDArray[np.int64], empty_classes: str) -> NDArray[np.int64]:
+def kept_classes(positives: NDArray[np.int64], empty_classes: str) -> NDArray[np.int64]:
     """Columns averaged in P and R: those with a positive, or all with ``"include"``."""
     if empty_classes == "include":
-        return np.arange(n_positives.size, dtype=np.int64)
-    kept = np.flatnonzero(n_positives > 0).astype(np.int64)
+        return np.arange(positives.size, dtype=np.int64)
+    kept = np.flatnonzero(positives > 0).astype(np.int64)
     if kept.size == 0:
         raise ValueError("labels has no class with a positive example")
     return kept

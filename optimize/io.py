@@ -10,7 +10,7 @@ that class's ranked list, best-ranked object first, separated by whitespace::
     7 1 0 0 0 0 1
 
 A list may hold every object or only the top of the ranking (truncated by a
-retrieval model). The number of objects ``num_docs`` and each class's true size
+retrieval model). The number of objects ``n_objects`` and each class's true size
 (number of positives, also those not retrieved) are given separately. Blank lines
 and lines starting with ``#`` are skipped. The format has no scores, so a ranked list
 cannot express ties: every position is its own cut.
@@ -40,16 +40,16 @@ __all__ = [
     "load_scores_npz",
     "parse_ranked_lists",
     "ranked_lists_from_scores",
-    "read_class_sizes",
+    "read_positives",
     "read_ranked_lists",
     "read_xc",
     "save_scores_npz",
-    "write_class_sizes",
+    "write_positives",
     "write_ranked_lists",
 ]
 
 PathLike = str | os.PathLike[str]
-ClassSizes = Mapping[int, int] | ArrayLike | PathLike
+Positives = Mapping[int, int] | ArrayLike | PathLike
 
 
 def _ro(arr: NDArray[Any]) -> NDArray[Any]:
@@ -88,56 +88,22 @@ class RankedLists:
     def to_points(
         self,
         *,
-        num_docs: int,
-        class_sizes: ClassSizes,
+        n_objects: int,
+        positives: Positives,
         zero_division: float = 0.0,
         empty_classes: str = "exclude",
     ) -> ClassPoints:
         """Per-class points; see :func:`read_ranked_lists` for the parameters."""
-        n = _check_num_docs(num_docs)
-        sizes = _resolve_sizes(class_sizes, self)
-        lengths = np.diff(self.indptr)
-        csum = np.concatenate(([0], np.cumsum(self.labels, dtype=np.int64)))
-        ones = csum[self.indptr[1:]] - csum[self.indptr[:-1]]
-        checks = (
-            (lengths > n, "ranked list has {len} entries, more than num_docs={n}"),
-            (sizes > n, "class size {size} exceeds num_docs={n}"),
-            (ones > sizes, "ranked list holds {ones} positives but the class size is {size}"),
-            (
-                lengths - ones > n - sizes,
-                "ranked list holds {neg} negatives but only num_docs - size = {room} exist",
-            ),
-        )
-        for bad, template in checks:
-            if bad.any():
-                j = int(np.flatnonzero(bad)[0])
-                detail = template.format(
-                    len=int(lengths[j]),
-                    n=n,
-                    size=int(sizes[j]),
-                    ones=int(ones[j]),
-                    neg=int(lengths[j] - ones[j]),
-                    room=int(n - sizes[j]),
-                )
-                raise ValueError(
-                    f"line {int(self.line_numbers[j])} (class {int(self.class_ids[j])}): {detail}"
-                )
+        sizes = _resolve_positives(positives, self)
         return ClassPoints.from_ranked_arrays(
             self.labels,
             self.indptr,
             sizes,
-            n,
+            n_objects,
             zero_division=zero_division,
             empty_classes=empty_classes,
+            where=lambda j: f"line {int(self.line_numbers[j])} (class {int(self.class_ids[j])})",
         )
-
-
-def _check_num_docs(num_docs: object) -> int:
-    if isinstance(num_docs, bool) or not isinstance(num_docs, (int, np.integer)):
-        raise TypeError(f"num_docs must be a positive integer, got {type(num_docs).__name__}")
-    if int(num_docs) < 1:
-        raise ValueError(f"num_docs must be a positive integer, got {num_docs!r}")
-    return int(num_docs)
 
 
 def _parse_id(token: str, path: Path, line_no: int, what: str) -> int:
@@ -209,7 +175,7 @@ def parse_ranked_lists(path: PathLike) -> RankedLists:
     )
 
 
-def read_class_sizes(path: PathLike) -> dict[int, int]:
+def read_positives(path: PathLike) -> dict[int, int]:
     """Read a class-sizes file: one ``class_id size`` pair per line.
 
     Blank lines and ``#`` comments are skipped; malformed lines raise ``ValueError``
@@ -230,37 +196,37 @@ def read_class_sizes(path: PathLike) -> dict[int, int]:
     return out
 
 
-def _resolve_sizes(class_sizes: ClassSizes, lists: RankedLists) -> NDArray[np.int64]:
-    if isinstance(class_sizes, (str, os.PathLike)):
-        class_sizes = read_class_sizes(class_sizes)
-    if isinstance(class_sizes, Mapping):
+def _resolve_positives(positives: Positives, lists: RankedLists) -> NDArray[np.int64]:
+    if isinstance(positives, (str, os.PathLike)):
+        positives = read_positives(positives)
+    if isinstance(positives, Mapping):
         out = np.empty(lists.n_classes, dtype=np.int64)
         for j, cid in enumerate(lists.class_ids.tolist()):
-            if cid not in class_sizes:
+            if cid not in positives:
                 raise ValueError(
-                    f"class_sizes has no entry for class {cid} (line {int(lists.line_numbers[j])})"
+                    f"positives has no entry for class {cid} (line {int(lists.line_numbers[j])})"
                 )
-            out[j] = int(class_sizes[cid])
+            out[j] = int(positives[cid])
     else:
-        arr = np.asarray(class_sizes)
+        arr = np.asarray(positives)
         if arr.ndim != 1 or not np.issubdtype(arr.dtype, np.integer):
             raise TypeError(
-                "class_sizes must be a mapping {class_id: size}, a 1-D integer array indexed "
-                f"by class id, or a path; got {type(class_sizes).__name__} "
+                "positives must be a mapping {class_id: size}, a 1-D integer array indexed "
+                f"by class id, or a path; got {type(positives).__name__} "
                 f"with dtype {arr.dtype} and shape {arr.shape}"
             )
         too_big = lists.class_ids >= arr.size
         if too_big.any():
             j = int(np.flatnonzero(too_big)[0])
             raise ValueError(
-                f"class_sizes has {arr.size} entries (indexed by class id) but line "
+                f"positives has {arr.size} entries (indexed by class id) but line "
                 f"{int(lists.line_numbers[j])} has class id {int(lists.class_ids[j])}"
             )
         out = arr[lists.class_ids].astype(np.int64)
     if (out < 0).any():
         j = int(np.flatnonzero(out < 0)[0])
         raise ValueError(
-            f"class_sizes must be >= 0; class {int(lists.class_ids[j])} has {int(out[j])}"
+            f"positives must be >= 0; class {int(lists.class_ids[j])} has {int(out[j])}"
         )
     return out
 
@@ -268,8 +234,8 @@ def _resolve_sizes(class_sizes: ClassSizes, lists: RankedLists) -> NDArray[np.in
 def read_ranked_lists(
     path: PathLike,
     *,
-    num_docs: int,
-    class_sizes: ClassSizes,
+    n_objects: int,
+    positives: Positives,
     zero_division: float = 0.0,
     empty_classes: str = "exclude",
 ) -> ClassPoints:
@@ -279,9 +245,9 @@ def read_ranked_lists(
     ----------
     path
         The ranked-lists file (see the module docstring).
-    num_docs
+    n_objects
         Number of objects N (the all-objects cut has ``N - m_k`` false positives).
-    class_sizes
+    positives
         True number of positives of each class: a mapping ``{class_id: size}``, a
         1-D integer array indexed by class id, or the path of a file of
         ``class_id size`` lines.
@@ -298,21 +264,21 @@ def read_ranked_lists(
     ------
     ValueError
         Malformed lines (with the line number), a class missing from
-        ``class_sizes``, a list longer than ``num_docs``, more positives in a list
-        than its class size, or more negatives than ``num_docs - size``.
+        ``positives``, a list longer than ``n_objects``, more positives in a list
+        than its class size, or more negatives than ``n_objects - size``.
 
     Examples
     --------
     >>> import tempfile, pathlib
     >>> d = pathlib.Path(tempfile.mkdtemp())
     >>> _ = (d / "lists.txt").write_text("0 1 0 0 1\\n1 1 0 1 0\\n")
-    >>> pts = read_ranked_lists(d / "lists.txt", num_docs=4, class_sizes=[2, 2])
+    >>> pts = read_ranked_lists(d / "lists.txt", n_objects=4, positives=[2, 2])
     >>> pts.tp.tolist()
     [0, 1, 1, 1, 2, 0, 1, 1, 2, 2]
     """
     return parse_ranked_lists(path).to_points(
-        num_docs=num_docs,
-        class_sizes=class_sizes,
+        n_objects=n_objects,
+        positives=positives,
         zero_division=zero_division,
         empty_classes=empty_classes,
     )
@@ -339,8 +305,8 @@ def write_ranked_lists(
             fh.write(f"{int(cid)} {body}\n" if body else f"{int(cid)}\n")
 
 
-def write_class_sizes(path: PathLike, sizes: Mapping[int, int]) -> None:
-    """Write ``class_id size`` lines (readable by :func:`read_class_sizes`)."""
+def write_positives(path: PathLike, sizes: Mapping[int, int]) -> None:
+    """Write ``class_id size`` lines (readable by :func:`read_positives`)."""
     with open(path, "w", encoding="utf-8") as fh:
         for cid, size in sizes.items():
             fh.write(f"{int(cid)} {int(size)}\n")
@@ -358,7 +324,7 @@ def ranked_lists_from_scores(
     -------
     lists, sizes
         ``{column: ranked 0/1 labels}`` and ``{column: number of positives}``, ready
-        for :func:`write_ranked_lists` and :func:`write_class_sizes`.
+        for :func:`write_ranked_lists` and :func:`write_positives`.
     """
     s = as_float_array(scores, "scores", ndim=2)
     y = as_binary_labels(labels)

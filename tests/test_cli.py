@@ -121,16 +121,16 @@ def test_thresholds_npz_and_ranked_lists(
         capsys,
         "thresholds",
         str(tmp_path / "lists.txt"),
-        "--num-docs",
+        "--n-objects",
         "4",
-        "--class-sizes",
+        "--positives",
         str(tmp_path / "sizes.txt"),
         "--json",
     )
     payload = json.loads(out)
     assert code == 0 and payload["skipped"] == ["global_threshold", "top_k"]
     code, _, err = run(capsys, "thresholds", str(tmp_path / "lists.txt"))
-    assert code == 2 and "--num-docs" in err
+    assert code == 2 and "--n-objects" in err
 
 
 def test_bad_options_exit_2(capsys: pytest.CaptureFixture[str]) -> None:

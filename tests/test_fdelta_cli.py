@@ -35,7 +35,7 @@ def test_small_run_prints_table_and_writes_json(tmp_path, capsys):
             "--max-iter",
             "30",
             "--quiet",
-            "--json",
+            "-o",
             str(path),
         ]
     )
@@ -47,6 +47,15 @@ def test_small_run_prints_table_and_writes_json(tmp_path, capsys):
     assert "paper (RND, |A|/|B| = 1): delta rule F = 0.492, F-Delta F = 0.666" in out
     data = json.loads(path.read_text())
     assert data["config"]["repetitions"] == 2 and len(data["cells"]) == 1
+
+
+def test_json_flag_prints_the_results_as_json_as_in_the_other_subcommands(tmp_path, capsys):
+    small = ["fdelta", "--types", "RND", "--ratios", "1", "--datasets", "1", "--repetitions", "2"]
+    small += ["--n", "200", "--max-iter", "30", "--quiet", "--json", "-o", str(tmp_path / "r.json")]
+    assert _cli.run(_parse(small)) == 0
+    printed = json.loads(capsys.readouterr().out)
+    assert printed == json.loads((tmp_path / "r.json").read_text())
+    assert printed["config"]["repetitions"] == 2
 
 
 def test_full_flag_sets_the_papers_size():

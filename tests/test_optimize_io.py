@@ -18,11 +18,11 @@ from fmacro.optimize.io import (
     load_scores_npz,
     parse_ranked_lists,
     ranked_lists_from_scores,
-    read_class_sizes,
+    read_positives,
     read_ranked_lists,
     read_xc,
     save_scores_npz,
-    write_class_sizes,
+    write_positives,
     write_ranked_lists,
 )
 from fmacro.optimize.search.brute_force import brute_force
@@ -42,7 +42,7 @@ def _write(tmp_path: Path, text: str, name: str = "lists.txt") -> Path:
 def test_read_dissertation_instance(tmp_path: Path) -> None:
     # T_b gives 2/3, the optimum is 12/17: labels by rank (0,0,1) and (1,0,1)
     path = _write(tmp_path, "# two classes\n3 0 0 1\n\n5 1 0 1\n")
-    pts = read_ranked_lists(path, num_docs=3, class_sizes={3: 1, 5: 2})
+    pts = read_ranked_lists(path, n_objects=3, positives={3: 1, 5: 2})
     assert pts.indptr.tolist() == [0, 4, 8]
     assert pts.tp.tolist() == [0, 0, 0, 1, 0, 1, 1, 2]
     assert pts.fp.tolist() == [0, 1, 2, 2, 0, 0, 1, 1]
@@ -60,7 +60,7 @@ def test_truncated_lists_use_true_class_size(tmp_path: Path) -> None:
     path = _write(tmp_path, "0 1 0\n1 1 1 0\n")
     sizes_path = tmp_path / "sizes.txt"
     sizes_path.write_text("0 4\n1 2\n")
-    pts = read_ranked_lists(path, num_docs=10, class_sizes=sizes_path)
+    pts = read_ranked_lists(path, n_objects=10, positives=sizes_path)
     s0 = pts.class_slice(0)
     # empty, top 1, top 2, all objects (tp = 4, fp = 6)
     assert pts.tp[s0].tolist() == [0, 1, 1, 4]
@@ -68,21 +68,21 @@ def test_truncated_lists_use_true_class_size(tmp_path: Path) -> None:
     np.testing.assert_allclose(pts.recall[s0], [0, 0.25, 0.25, 1.0])
     assert pts.threshold[s0].tolist() == [math.inf, 0.0, -1.0, -math.inf]
     # the same with an array indexed by class id
-    pts2 = read_ranked_lists(path, num_docs=10, class_sizes=np.array([4, 2]))
+    pts2 = read_ranked_lists(path, n_objects=10, positives=np.array([4, 2]))
     assert pts2.tp.tolist() == pts.tp.tolist()
 
 
-def test_class_sizes_file_and_writers_round_trip(tmp_path: Path) -> None:
+def test_positives_file_and_writers_round_trip(tmp_path: Path) -> None:
     lists = {7: [1, 0, 0, 1], 2: [0, 1], 9: []}
     sizes = {7: 3, 2: 1, 9: 2}
     write_ranked_lists(tmp_path / "l.txt", lists)
-    write_class_sizes(tmp_path / "s.txt", sizes)
+    write_positives(tmp_path / "s.txt", sizes)
     assert (tmp_path / "l.txt").read_text() == "7 1 0 0 1\n2 0 1\n9\n"
-    assert read_class_sizes(tmp_path / "s.txt") == sizes
+    assert read_positives(tmp_path / "s.txt") == sizes
     parsed = parse_ranked_lists(tmp_path / "l.txt")
     assert parsed.class_ids.tolist() == [7, 2, 9]
     assert parsed.list_for(2).tolist() == []
-    pts = parsed.to_points(num_docs=6, class_sizes=tmp_path / "s.txt")
+    pts = parsed.to_points(n_objects=6, positives=tmp_path / "s.txt")
     assert pts.n_classes == 3 and pts.positives.tolist() == [3, 1, 2]
 
 
@@ -105,8 +105,8 @@ def test_text_round_trip_matches_class_points(
     lists, sizes = ranked_lists_from_scores(scores, labels)
     d = tmp_path_factory.mktemp("rt")
     write_ranked_lists(d / "l.txt", lists)
-    write_class_sizes(d / "s.txt", sizes)
-    from_text = read_ranked_lists(d / "l.txt", num_docs=n, class_sizes=d / "s.txt")
+    write_positives(d / "s.txt", sizes)
+    from_text = read_ranked_lists(d / "l.txt", n_objects=n, positives=d / "s.txt")
     direct = class_points(scores, labels)
     assert from_text.tp.tolist() == direct.tp.tolist()
     assert from_text.fp.tolist() == direct.fp.tolist()
@@ -114,7 +114,7 @@ def test_text_round_trip_matches_class_points(
     # truncated to the top 2: recall still divides by the full class size
     lists2, _ = ranked_lists_from_scores(scores, labels, top=2)
     write_ranked_lists(d / "l2.txt", lists2)
-    trunc = read_ranked_lists(d / "l2.txt", num_docs=n, class_sizes=sizes)
+    trunc = read_ranked_lists(d / "l2.txt", n_objects=n, positives=sizes)
     assert trunc.positives.tolist() == direct.positives.tolist()
     last = trunc.indptr[1:] - 1
     assert trunc.tp[last].tolist() == direct.positives.tolist()
@@ -127,38 +127,38 @@ def test_text_round_trip_matches_class_points(
         ("0 1 0\n\nx 1 0\n", {}, r"line 3: the class id \(first field\) must be a non-negative"),
         ("0 1 0\n-1 1 0\n", {}, r"line 2: the class id \(first field\) must be >= 0"),
         ("0 1 0\n0 1 1\n", {}, r"line 2: class id 0 repeats the class of line 1"),
-        ("0 1 0 1 1\n", {"num_docs": 3}, r"line 1 \(class 0\): ranked list has 4 entries"),
+        ("0 1 0 1 1\n", {"n_objects": 3}, r"line 1 \(class 0\): ranked list has 4 entries"),
         ("0 1 0\n1 1 1 1\n", {}, r"line 2 \(class 1\): ranked list holds 3 positives"),
-        ("0 1 0 0 0\n", {"class_sizes": {0: 4}}, r"line 1 \(class 0\): ranked list holds 3 neg"),
-        ("0 1\n4 1\n", {}, r"class_sizes has no entry for class 4 \(line 2\)"),
+        ("0 1 0 0 0\n", {"positives": {0: 4}}, r"line 1 \(class 0\): ranked list holds 3 neg"),
+        ("0 1\n4 1\n", {}, r"positives has no entry for class 4 \(line 2\)"),
         ("# nothing\n\n", {}, r"holds no class line"),
     ],
 )
 def test_malformed_files(tmp_path: Path, text: str, kwargs: dict[str, object], match: str) -> None:
     path = _write(tmp_path, text)
-    args: dict[str, object] = {"num_docs": 4, "class_sizes": {0: 1, 1: 2}}
+    args: dict[str, object] = {"n_objects": 4, "positives": {0: 1, 1: 2}}
     args.update(kwargs)
     with pytest.raises(ValueError, match=match):
         read_ranked_lists(path, **args)  # type: ignore[arg-type]
 
 
-def test_bad_class_sizes(tmp_path: Path) -> None:
+def test_bad_positives(tmp_path: Path) -> None:
     path = _write(tmp_path, "0 1 0\n3 1\n")
     with pytest.raises(
-        ValueError, match=r"class_sizes has 2 entries \(indexed by class id\) but line 2"
+        ValueError, match=r"positives has 2 entries \(indexed by class id\) but line 2"
     ):
-        read_ranked_lists(path, num_docs=4, class_sizes=np.array([1, 1]))
-    with pytest.raises(TypeError, match="class_sizes must be a mapping"):
-        read_ranked_lists(path, num_docs=4, class_sizes=np.array([1.5, 1.0, 1.0, 1.0]))
-    with pytest.raises(ValueError, match="class_sizes must be >= 0"):
-        read_ranked_lists(path, num_docs=4, class_sizes={0: 1, 3: -1})
+        read_ranked_lists(path, n_objects=4, positives=np.array([1, 1]))
+    with pytest.raises(TypeError, match="positives must be a mapping"):
+        read_ranked_lists(path, n_objects=4, positives=np.array([1.5, 1.0, 1.0, 1.0]))
+    with pytest.raises(ValueError, match="positives must be >= 0"):
+        read_ranked_lists(path, n_objects=4, positives={0: 1, 3: -1})
     sizes = _write(tmp_path, "0 1\n3 1 2\n", "sizes.txt")
     with pytest.raises(ValueError, match=r"line 2: expected 'class_id size', got 3 fields"):
-        read_ranked_lists(path, num_docs=4, class_sizes=sizes)
-    with pytest.raises(ValueError, match="num_docs must be a positive integer"):
-        read_ranked_lists(path, num_docs=0, class_sizes={0: 1, 3: 1})
-    with pytest.raises(ValueError, match=r"line 1 \(class 0\): class size 9 exceeds num_docs=4"):
-        read_ranked_lists(path, num_docs=4, class_sizes={0: 9, 3: 1})
+        read_ranked_lists(path, n_objects=4, positives=sizes)
+    with pytest.raises(ValueError, match="n_objects must be a positive integer"):
+        read_ranked_lists(path, n_objects=0, positives={0: 1, 3: 1})
+    with pytest.raises(ValueError, match=r"line 1 \(class 0\): 9 positives exceed n_objects=4"):
+        read_ranked_lists(path, n_objects=4, positives={0: 9, 3: 1})
 
 
 def test_npz_round_trip_dense_and_sparse(tmp_path: Path) -> None:

@@ -141,7 +141,7 @@ def test_from_ranked_lists() -> None:
     assert full.tp.tolist() == [0, 1, 1, 1]  # no extra cut for a complete list
     with pytest.raises(ValueError, match="holds 2 positives"):
         ClassPoints.from_ranked_lists([[1, 1]], [1], 4)
-    with pytest.raises(ValueError, match="exceeds n_objects"):
+    with pytest.raises(ValueError, match="more than n_objects=3"):
         ClassPoints.from_ranked_lists([[1, 0, 0, 0]], [1], 3)
     with pytest.raises(ValueError, match="negatives"):
         ClassPoints.from_ranked_lists([[0, 0, 0]], [2], 4)

@@ -1,4 +1,4 @@
-"""F-Delta: the F-score gradient training rule for the tanh perceptron (seed 001).
+"""F-Delta: the F-score gradient training rule for the tanh perceptron.
 
 Paradowski, Spytkowski, Kwaśnicka, "A new F-score gradient-based training rule for
 the linear model", Pattern Analysis and Applications, 2019.

@@ -1,6 +1,6 @@
 """numba kernels behind the F-Delta objectives.
 
-Every objective of seed 001 is a function of four weighted sums over the samples,
+Every objective of Paradowski et al. (2019) is a function of four weighted sums over the samples,
 
     am = sum_A s (1 - psi)^2,  ap = sum_A s (1 + psi)^2,
     bm = sum_B s (1 - psi)^2,  bp = sum_B s (1 + psi)^2,

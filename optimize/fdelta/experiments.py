@@ -1,4 +1,4 @@
-"""The comparison experiment of seed 001, section 4: F-Delta vs the weighted delta rule.
+"""F-Delta vs the weighted delta rule: the experiment of Paradowski et al. (2019), section 4.
 
 Protocol (section 4.1-4.5). For every data type (LS, LNS, RND) and class ratio
 ``|A| / |B|`` (100, 10, 1, 0.1, 0.01): generate ``datasets`` data sets (eqs. 30-40),

@@ -1,4 +1,4 @@
-"""Synthetic two-class data sets of seed 001, section 4.2 (eqs. 30-40).
+"""Synthetic two-class data sets of Paradowski et al. (2019), section 4.2 (eqs. 30-40).
 
 ``LS``  (linearly separable means): ``A ~ N(mu_A, diag(s_A))``, ``B ~ N(mu_B, diag(s_B))``,
         ``mu ~ U(-1, 1)^d``, variances ``s ~ U(0, 1)^d`` (eqs. 31-34).
@@ -111,7 +111,7 @@ def generate(
     d: int | None = None,
     seed: int | np.random.Generator | None = None,
 ) -> Dataset:
-    """Draw one LS, LNS or RND data set as defined by eqs. 30-40 of seed 001.
+    """Draw one LS, LNS or RND data set as defined by eqs. 30-40 of Paradowski et al. (2019).
 
     Parameters
     ----------

@@ -1,4 +1,7 @@
-"""The perceptron of seed 001: ``psi(x) = tanh(gamma * (w . x - bias))``, decision ``psi >= 0``."""
+"""The perceptron of Paradowski et al. (2019).
+
+``psi(x) = tanh(gamma * (w . x - bias))``, decision ``psi >= 0``.
+"""
 
 from __future__ import annotations
 
@@ -21,7 +24,7 @@ def _readonly_float_vector(value: Any) -> NDArray[np.float64]:
 
 @attrs.frozen(eq=False)
 class Perceptron:
-    """A trained linear model with tanh activation (eqs. 1-6 of seed 001).
+    """A trained linear model with tanh activation (eqs. 1-6 of Paradowski et al. (2019)).
 
     ``psi(x) = tanh(gamma * (sum_i weights[i] * x[i] - bias))``: the bias is the
     paper's ``w_0`` with fixed input ``x_0 = -1``. An observation is assigned to

@@ -1,4 +1,4 @@
-"""Training criteria of seed 001 (Paradowski et al. 2019) with analytic gradients.
+"""Training criteria of Paradowski, Spytkowski and Kwaśnicka (2019) with analytic gradients.
 
 Notation. ``X`` is (n, d), ``w = [w_0, w_1, ..., w_d]`` is the paper's weight vector
 with the bias ``w_0`` first (its input is ``x_0 = -1``), and the perceptron output is

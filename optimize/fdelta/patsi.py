@@ -1,4 +1,4 @@
-"""PATSI image annotation with a trained second tier (seed 001, section 5).
+"""PATSI image annotation with a trained second tier (Paradowski et al. 2019, section 5).
 
 PATSI (Photo Annotation Through Similar Images) annotates a query image word by word.
 First tier: the ``m`` training images nearest to the query (here by Jaccard distance

@@ -136,7 +136,7 @@ def train(
     shrink: float = 0.5,
     max_shrinks: int = 40,
 ) -> Perceptron:
-    """Train the tanh perceptron of seed 001 with its Algorithm 1.
+    """Train the tanh perceptron of Paradowski et al. (2019) with its Algorithm 1.
 
     Parameters
     ----------

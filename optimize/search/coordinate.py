@@ -65,24 +65,6 @@ def coordinate_ascent(
     return out
 
 
-def coordinate_ascent_passes(
-    points: ClassPoints, start_cuts: ArrayLike, beta: float = 1.0, *, tol: float = _DEFAULT_TOL
-) -> tuple[NDArray[np.int64], int]:
-    """Like :func:`coordinate_ascent`, also returning the number of passes made."""
-    b = check_beta(beta)
-    cuts = check_cuts(points, start_cuts).copy()
-    out, passes = _ascent_kernel(
-        np.asarray(points.indptr),
-        np.asarray(points.precision),
-        np.asarray(points.recall),
-        cuts,
-        b * b,
-        10_000,
-        float(tol),
-    )
-    return out, int(passes)
-
-
 def per_class_cuts(points: ClassPoints, beta: float = 1.0) -> NDArray[np.int64]:
     """Each class's own F_beta-optimal cut (first one on ties): the T_b vector."""
     b = check_beta(beta)

@@ -35,7 +35,7 @@ cached on disk afterwards.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import cached_property
 from typing import Any
 
@@ -50,9 +50,9 @@ from fmacro.optimize._inputs import (
     kept_classes,
     matching_shapes,
 )
+from fmacro.validation import measures
 from fmacro.validation.checks import check_zero_division, is_sparse
 from fmacro.validation.counts import frozen_array
-from fmacro.validation import measures
 
 __all__ = ["ClassPoints", "as_points", "class_points"]
 
@@ -140,16 +140,19 @@ class ClassPoints:
 
         Columns that are not kept get ``+inf`` (never predicted).
         """
-        cuts_arr = check_cuts(self, cuts)
+        return self.thresholds_at(check_cuts(self, cuts))
+
+    def thresholds_at(self, cuts: NDArray[np.int64]) -> NDArray[np.float64]:
+        """:meth:`thresholds_for` of cuts already checked by :func:`check_cuts`."""
         out = np.full(self.n_columns, np.inf)
-        out[self.class_index] = self.threshold[self.indptr[:-1] + cuts_arr]
+        out[self.class_index] = self.threshold[self.indptr[:-1] + cuts]
         return out
 
     @classmethod
     def from_ranked_lists(
         cls,
         lists: Sequence[ArrayLike],
-        class_sizes: ArrayLike,
+        positives: ArrayLike,
         n_objects: int,
         *,
         zero_division: float = 0.0,
@@ -162,7 +165,7 @@ class ClassPoints:
         lists
             One sequence of 0/1 labels per class, best-ranked object first. A list
             may be truncated (shorter than ``n_objects``).
-        class_sizes
+        positives
             True number of positives ``m_k`` of each class.
         n_objects
             Number of objects N.
@@ -182,7 +185,7 @@ class ClassPoints:
         return cls.from_ranked_arrays(
             flat,
             indptr,
-            class_sizes,
+            positives,
             n_objects,
             zero_division=zero_division,
             empty_classes=empty_classes,
@@ -193,15 +196,17 @@ class ClassPoints:
         cls,
         labels: ArrayLike,
         indptr: ArrayLike,
-        class_sizes: ArrayLike,
+        positives: ArrayLike,
         n_objects: int,
         *,
         zero_division: float = 0.0,
         empty_classes: str = "exclude",
+        where: Callable[[int], str] = lambda j: f"class {j}",
     ) -> ClassPoints:
         """Like :meth:`from_ranked_lists` with the lists concatenated in ``labels``.
 
-        Class ``k`` owns ``labels[indptr[k]:indptr[k + 1]]``.
+        Class ``k`` owns ``labels[indptr[k]:indptr[k + 1]]``; ``where(k)`` names it in
+        error messages.
         """
         zd = check_zero_division(zero_division)
         check_empty_classes(empty_classes, zd)
@@ -210,13 +215,15 @@ class ClassPoints:
             raise ValueError(f"labels must be 1-dimensional, got shape {flat.shape}")
         flat = _as_uint8_01(flat, "lists")
         ptr = np.asarray(indptr, dtype=np.int64)
-        sizes = np.asarray(class_sizes, dtype=np.int64).reshape(-1)
+        sizes = np.asarray(positives, dtype=np.int64).reshape(-1)
         n = ptr.size - 1
         if n < 1:
             raise ValueError("lists is empty; at least one class is needed")
         if sizes.size != n:
-            raise ValueError(f"class_sizes must have one entry per class ({n}), got {sizes.size}")
-        if isinstance(n_objects, bool) or int(n_objects) != n_objects or n_objects < 1:
+            raise ValueError(f"positives must have one entry per class ({n}), got {sizes.size}")
+        if isinstance(n_objects, bool) or not isinstance(n_objects, (int, np.integer)):
+            raise TypeError(f"n_objects must be a positive integer, got {type(n_objects).__name__}")
+        if int(n_objects) < 1:
             raise ValueError(f"n_objects must be a positive integer, got {n_objects!r}")
         big_n = int(n_objects)
         lengths = np.diff(ptr)
@@ -224,35 +231,45 @@ class ClassPoints:
             raise ValueError("indptr must be non-decreasing from 0 to len(labels)")
         csum = np.concatenate(([0], np.cumsum(flat, dtype=np.int64)))
         pos_in_list = csum[ptr[1:]] - csum[ptr[:-1]]
-        _check_ranked(lengths, pos_in_list, sizes, big_n)
+        check_ranked_lists(lengths, pos_in_list, sizes, big_n, where)
         cols = kept_classes(sizes, empty_classes)
         out_ptr, tp, fp, thr = _ranked_cuts(flat, ptr, sizes, cols, big_n)
         return cls(out_ptr, tp, fp, thr, sizes[cols], cols, big_n, n, zd)
 
 
-def _check_ranked(
-    lengths: NDArray[np.int64], pos: NDArray[np.int64], sizes: NDArray[np.int64], n: int
+def check_ranked_lists(
+    lengths: NDArray[np.int64],
+    positives_in_list: NDArray[np.int64],
+    positives: NDArray[np.int64],
+    n_objects: int,
+    where: Callable[[int], str] = lambda j: f"class {j}",
 ) -> None:
-    if (sizes < 0).any():
-        raise ValueError("class_sizes must be >= 0")
-    bad = np.flatnonzero((sizes > n) | (lengths > n))
-    if bad.size:
-        raise ValueError(
-            f"class {int(bad[0])}: list length {int(lengths[bad[0]])} or class size "
-            f"{int(sizes[bad[0]])} exceeds n_objects={n}"
-        )
-    bad = np.flatnonzero(pos > sizes)
-    if bad.size:
-        raise ValueError(
-            f"class {int(bad[0])}: its list holds {int(pos[bad[0]])} positives but "
-            f"class_sizes says {int(sizes[bad[0]])}"
-        )
-    bad = np.flatnonzero(lengths - pos > n - sizes)
-    if bad.size:
-        raise ValueError(
-            f"class {int(bad[0])}: its list holds {int(lengths[bad[0]] - pos[bad[0]])} "
-            f"negatives but only n_objects - class_size = {int(n - sizes[bad[0]])} exist"
-        )
+    """Refuse ranked lists that no ranking of ``n_objects`` objects can produce.
+
+    ``where(j)`` names list ``j`` in the message (a file reader adds the line number).
+    """
+    checks = (
+        (positives < 0, "positives must be >= 0, got {size}"),
+        (lengths > n_objects, "ranked list has {len} entries, more than n_objects={n}"),
+        (positives > n_objects, "{size} positives exceed n_objects={n}"),
+        (positives_in_list > positives, "ranked list holds {ones} positives, more than {size}"),
+        (
+            lengths - positives_in_list > n_objects - positives,
+            "ranked list holds {neg} negatives but only n_objects - positives = {room} exist",
+        ),
+    )
+    for bad, template in checks:
+        if bad.any():
+            j = int(np.flatnonzero(bad)[0])
+            detail = template.format(
+                len=int(lengths[j]),
+                n=n_objects,
+                size=int(positives[j]),
+                ones=int(positives_in_list[j]),
+                neg=int(lengths[j] - positives_in_list[j]),
+                room=int(n_objects - positives[j]),
+            )
+            raise ValueError(f"{where(j)}: {detail}")
 
 
 def check_cuts(points: ClassPoints, cuts: ArrayLike) -> NDArray[np.int64]:

@@ -52,12 +52,15 @@ def _rebuild_result(fields: dict[str, Any]) -> ThresholdResult:
     return ThresholdResult(**fields)
 
 
-def macro_pr(points: ClassPoints, cuts: ArrayLike) -> tuple[float, float]:
-    """Macro precision P and macro recall R of local ``cuts`` (one per kept class)."""
-    cuts_arr = check_cuts(points, cuts)
-    idx = points.indptr[:-1] + cuts_arr
+def _macro_pr_at(points: ClassPoints, cuts: NDArray[np.int64]) -> tuple[float, float]:
+    idx = points.indptr[:-1] + cuts
     n = points.n_classes
     return float(np.sum(points.precision[idx]) / n), float(np.sum(points.recall[idx]) / n)
+
+
+def macro_pr(points: ClassPoints, cuts: ArrayLike) -> tuple[float, float]:
+    """Macro precision P and macro recall R of local ``cuts`` (one per kept class)."""
+    return _macro_pr_at(points, check_cuts(points, cuts))
 
 
 def evaluate_cuts(
@@ -129,11 +132,14 @@ class ThresholdResult:
         diagnostics: Mapping[str, Any] | None = None,
     ) -> ThresholdResult:
         """Build a result from local cuts: thresholds, P, R and F are derived."""
+        # Each input is checked once here; the helpers below take checked values.
         cuts_arr = check_cuts(points, cuts)
-        p, r, f = evaluate_cuts(points, cuts_arr, beta)
+        b = check_beta(beta)
+        p, r = _macro_pr_at(points, cuts_arr)
+        f = float(f_beta_from_pr(p, r, b))
         ub = float(upper_bound)
         return cls(
-            thresholds=points.thresholds_for(cuts_arr),
+            thresholds=points.thresholds_at(cuts_arr),
             cuts=cuts_arr,
             precision=p,
             recall=r,
@@ -141,7 +147,7 @@ class ThresholdResult:
             upper_bound=ub,
             gap=ub - f if not math.isnan(ub) else math.nan,
             method=method,
-            beta=check_beta(beta),
+            beta=b,
             zero_division=points.zero_division,
             diagnostics=diagnostics if diagnostics is not None else {},
         )

@@ -1,7 +1,7 @@
-"""``fmacro fdelta``: the F-Delta experiment of seed 001 from the command line.
+"""``fmacro fdelta``: the F-Delta experiment of Paradowski et al. (2019) from the command line.
 
-The lead's ``fmacro.cli`` calls :func:`register` with its subparsers object and
-dispatches to :func:`run`.
+:mod:`fmacro.cli` calls :func:`register` with its subparsers object and dispatches to
+:func:`run`.
 """
 
 from __future__ import annotations
@@ -45,11 +45,13 @@ def register(subparsers: Any) -> None:
     """Add the ``fdelta`` subcommand (and its options) to an argparse subparsers object."""
     p = subparsers.add_parser(
         "fdelta",
-        help="F-Delta perceptron vs weighted delta rule (seed 001 experiment)",
+        help="F-Delta perceptron vs weighted delta rule (Paradowski et al. 2019)",
         description=(
-            "Compare F-Delta (single-class F-score training) with the weighted delta rule "
-            "on generated LS/LNS/RND data (seed 001, section 4), or with --patsi on Corel5k "
-            "image annotation (section 5). Prints a table; --json saves everything."
+            "Compare F-Delta (single-class F-score training) with the weighted delta rule on "
+            "generated LS/LNS/RND data (Paradowski, Spytkowski and Kwaśnicka, 'A new F-score "
+            "gradient-based training rule for the linear model', 2019, section 4), or with "
+            "--patsi on Corel5k image annotation (section 5). Prints a table (--json: JSON "
+            "instead; -o FILE also saves it)."
         ),
     )
     p.add_argument(
@@ -102,11 +104,15 @@ def register(subparsers: Any) -> None:
     p.add_argument("--seed", type=int, default=0, help="master seed (default 0)")
     p.add_argument("--jobs", type=int, default=1, help="worker processes (default 1)")
     p.add_argument(
-        "--json",
+        "--json", action="store_true", help="print all results as JSON instead of tables"
+    )
+    p.add_argument(
+        "-o",
+        "--output",
         type=Path,
         default=None,
-        metavar="PATH",
-        help="write all results (per-run values, CDFs, config) as JSON",
+        metavar="FILE",
+        help="also write all results (per-run values, CDFs, config) to FILE as JSON",
     )
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     g = p.add_argument_group("PATSI on Corel5k (section 5)")
@@ -130,7 +136,8 @@ def register(subparsers: Any) -> None:
     p.set_defaults(run=run)
 
 
-def _run_experiment(args: argparse.Namespace) -> dict[str, Any]:
+def _run_experiment(args: argparse.Namespace) -> tuple[list[str], dict[str, Any]]:
+    out: list[str] = []
     from fmacro.optimize.fdelta.experiments import experiment
 
     sizes = dict(_PAPER if args.full else _DEFAULT)
@@ -152,22 +159,23 @@ def _run_experiment(args: argparse.Namespace) -> dict[str, Any]:
         progress=not args.quiet,
     )
     cfg = result.config
-    print(
+    out.append(
         f"F-Delta vs weighted delta rule: {cfg['datasets']} data sets x "
         f"{cfg['repetitions']} repetitions per cell, n = {cfg['n']}, seed = {cfg['seed']}"
     )
-    print("F = exact F1-score of class a on the test half; t = paired t of eq. 42\n")
-    print(result.table())
+    out.append("F = exact F1-score of class a on the test half; t = paired t of eq. 42\n")
+    out.append(result.table())
     if "RND" in cfg["types"] and any(abs(r - 1.0) < 1e-12 for r in cfg["ratios"]):
         anchor = result.cell("RND", 1.0).summary()
-        print(
+        out.append(
             f"\nRND, |A|/|B| = 1: delta rule F = {anchor['mean_f_delta']:.3f}, "
             f"F-Delta F = {anchor['mean_f_fdelta']:.3f}; {_ANCHOR}"
         )
-    return result.to_dict()
+    return out, result.to_dict()
 
 
-def _run_patsi(args: argparse.Namespace) -> dict[str, Any]:
+def _run_patsi(args: argparse.Namespace) -> tuple[list[str], dict[str, Any]]:
+    out: list[str] = []
     from fmacro.optimize.fdelta.patsi import load_corel5k, patsi_experiment
 
     X, Y = load_corel5k()
@@ -189,38 +197,28 @@ def _run_patsi(args: argparse.Namespace) -> dict[str, Any]:
         epsilon=args.epsilon,
         progress=not args.quiet,
     )
-    print(
+    out.append(
         f"PATSI second tiers on Corel5k ({result.config['n_images']} images, "
         f"{result.config['n_words']} words, m = {args.m}, {result.config['folds']} fold(s))"
     )
-    print("mean per-word F1 of pooled out-of-fold predictions, most frequent words first\n")
-    print(result.table())
-    return result.to_dict()
+    out.append("mean per-word F1 of pooled out-of-fold predictions, most frequent words first\n")
+    out.append(result.table())
+    return out, result.to_dict()
 
 
 def run(args: argparse.Namespace) -> int:
     """Run the subcommand; returns the process exit code (0 ok, 2 bad input, 1 missing data)."""
     try:
-        payload = _run_patsi(args) if args.patsi else _run_experiment(args)
+        text, payload = _run_patsi(args) if args.patsi else _run_experiment(args)
     except (ValueError, TypeError) as exc:
         print(f"fmacro fdelta: error: {exc}", file=sys.stderr)
         return 2
     except FileNotFoundError as exc:
         print(f"fmacro fdelta: error: {exc}", file=sys.stderr)
         return 1
-    if args.json is not None:
-        args.json.write_text(json.dumps(payload, indent=1), encoding="utf-8")
-        print(f"\nresults written to {args.json}")
+    print(json.dumps(payload, indent=1) if args.json else "\n".join(text))
+    if args.output is not None:
+        args.output.write_text(json.dumps(payload, indent=1), encoding="utf-8")
+        if not args.json:
+            print(f"\nresults written to {args.output}")
     return 0
-
-
-def main(argv: list[str] | None = None) -> int:
-    """Stand-alone entry (``python -m fmacro.cli.fdelta``) until the lead wires the CLI."""
-    parser = argparse.ArgumentParser(prog="fmacro")
-    register(parser.add_subparsers(dest="command", required=True))
-    args = parser.parse_args(argv)
-    return int(args.run(args))
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -1,7 +1,7 @@
 """``fmacro thresholds``: F-macro threshold search from the command line.
 
 With no file it searches the bundled Corel5k test-set rankings; with a file it reads the
-reference text format (``--num-docs`` and ``--class-sizes`` required), ``.npz`` (arrays
+reference text format (``--n-objects`` and ``--positives`` required), ``.npz`` (arrays
 ``scores`` and ``labels``) or the XC / svmlight sparse format.
 """
 
@@ -53,8 +53,8 @@ def load_problem(
     path: str | None,
     *,
     zero_division: float,
-    num_docs: int | None = None,
-    class_sizes: str | None = None,
+    n_objects: int | None = None,
+    positives: str | None = None,
 ) -> ThresholdProblem:
     """Read a ranking file (or the bundled one) and build its per-class points once."""
     from fmacro.optimize.io import load_scores_npz, read_ranked_lists, read_xc
@@ -75,11 +75,11 @@ def load_problem(
         elif suffix in (".svm", ".svmlight", ".xc", ".libsvm"):
             scores, labels = read_xc(file)
         else:
-            if num_docs is None or class_sizes is None:
+            if n_objects is None or positives is None:
                 raise ValueError(
-                    f"{path}: the reference text format needs --num-docs and --class-sizes"
+                    f"{path}: the reference text format needs --n-objects and --positives"
                 )
-            points = read_ranked_lists(file, num_docs=num_docs, class_sizes=class_sizes)
+            points = read_ranked_lists(file, n_objects=n_objects, positives=positives)
             return ThresholdProblem(points, None, None, f"{path} (ranked lists)")
         desc = str(path)
     points = class_points(scores, labels, zero_division=zero_division)
@@ -155,8 +155,8 @@ def register(subparsers: Any) -> None:
         help="method to run (repeat for several; default: all)",
     )
     p.add_argument("--n-angles", type=int, default=64, help="directions for domain (default 64)")
-    p.add_argument("--num-docs", type=int, help="number of objects (ranked-list text format)")
-    p.add_argument("--class-sizes", help="file of 'class_id size' lines (ranked-list text format)")
+    p.add_argument("--n-objects", type=int, help="number of objects (ranked-list text format)")
+    p.add_argument("--positives", help="file of 'class_id size' lines (ranked-list text format)")
     p.add_argument("--plot", metavar="DIR", help="write PNG plots to DIR (needs matplotlib)")
     p.add_argument("--quiet", action="store_true", help="no progress display")
     add_common_options(p)
@@ -170,8 +170,8 @@ def run(args: argparse.Namespace) -> int:
     problem = load_problem(
         args.file,
         zero_division=args.zero_division,
-        num_docs=args.num_docs,
-        class_sizes=args.class_sizes,
+        n_objects=args.n_objects,
+        positives=args.positives,
     )
     methods = tuple(args.method) if args.method else METHODS
     with Progress(len(methods), "thresholds", enabled=not args.quiet) as bar:
