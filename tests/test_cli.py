@@ -133,6 +133,48 @@ def test_thresholds_npz_and_ranked_lists(
     assert code == 2 and "--n-objects" in err
 
 
+@pytest.mark.parametrize("zero_division", ["0", "1", "nan"])
+def test_thresholds_zero_division_reaches_every_method(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], zero_division: str
+) -> None:
+    # Regression: every method but global_threshold and top_k ignored --zero-division and
+    # the command exited 2 ("zero_division=0.0 differs from the points' ...").
+    from fmacro import optimize
+
+    rng = np.random.default_rng(3)
+    scores = np.round(rng.random((30, 4)), 1)  # ties
+    labels = (rng.random((30, 4)) < 0.3).astype(np.uint8)
+    labels[0] = 1
+    np.savez(tmp_path / "r.npz", scores=scores, labels=labels)
+    code, out, err = run(
+        capsys, "thresholds", str(tmp_path / "r.npz"), "--json", "--zero-division", zero_division
+    )
+    assert code == 0, err
+    zd = float(zero_division)
+    payload = json.loads(out)
+    assert payload["zero_division"] == (None if zd != zd else zd)  # JSON has no NaN
+    for row in payload["results"]:
+        method = row["method"]
+        kwargs = {"n_angles": 64} if method == "domain" else {}
+        expected = getattr(optimize, method)(scores, labels, zero_division=zd, **kwargs)
+        assert row["f_macro"] == pytest.approx(expected.f, nan_ok=True), method
+    (tmp_path / "lists.txt").write_text("0 1 0 0 1\n1 0 1 1\n")
+    (tmp_path / "sizes.txt").write_text("0 2\n1 2\n")
+    code, out, err = run(
+        capsys,
+        "thresholds",
+        str(tmp_path / "lists.txt"),
+        "--n-objects",
+        "4",
+        "--positives",
+        str(tmp_path / "sizes.txt"),
+        "--json",
+        "--zero-division",
+        zero_division,
+    )
+    assert code == 0, err
+
+
 def test_bad_options_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
     for argv in (["evaluate", "--beta", "0"], ["evaluate", "--zero-division", "0.5"]):
         with pytest.raises(SystemExit) as exc:

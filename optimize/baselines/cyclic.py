@@ -23,7 +23,7 @@ def cyclic(
     labels: Any = None,
     *,
     beta: float = 1.0,
-    zero_division: float = 0.0,
+    zero_division: float | None = None,
     empty_classes: str = "exclude",
     points: ClassPoints | None = None,
     start: ThresholdResult | ArrayLike | None = None,

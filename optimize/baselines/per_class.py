@@ -94,7 +94,7 @@ def per_class(
     labels: Any = None,
     *,
     beta: float = 1.0,
-    zero_division: float = 0.0,
+    zero_division: float | None = None,
     empty_classes: str = "exclude",
     points: ClassPoints | None = None,
 ) -> ThresholdResult:
@@ -112,7 +112,8 @@ def per_class(
     beta
         F_beta weight, > 0.
     zero_division
-        Precision of the empty cut: 0.0 (default), 1.0 or nan (never chosen).
+        Precision of the empty cut: 0.0, 1.0 or nan (never chosen). ``None`` (default):
+        the policy of ``points``, or 0.0 when the points are built here.
     empty_classes
         ``"exclude"`` (default) or ``"include"`` classes without positives.
     points
@@ -134,7 +135,8 @@ def per_class(
     """
     b = check_beta(beta)
     if points is None and not is_sparse(scores) and not is_sparse(labels):
-        return _per_class_dense(scores, labels, b, zero_division, empty_classes)
+        zd = 0.0 if zero_division is None else zero_division
+        return _per_class_dense(scores, labels, b, zd, empty_classes)
     pts = as_points(
         scores, labels, points, zero_division=zero_division, empty_classes=empty_classes
     )

@@ -23,7 +23,7 @@ def plot_argv(
     labels: Any = None,
     *,
     beta: float = 1.0,
-    zero_division: float = 0.0,
+    zero_division: float | None = None,
     empty_classes: str = "exclude",
     points: ClassPoints | None = None,
     ax: Axes | None = None,

@@ -45,7 +45,7 @@ def brute_force(
     labels: Any = None,
     *,
     beta: float = 1.0,
-    zero_division: float = 0.0,
+    zero_division: float | None = None,
     empty_classes: str = "exclude",
     points: ClassPoints | None = None,
     limit: int = DEFAULT_LIMIT,

@@ -40,7 +40,7 @@ def domain(
     labels: Any = None,
     *,
     beta: float = 1.0,
-    zero_division: float = 0.0,
+    zero_division: float | None = None,
     empty_classes: str = "exclude",
     points: ClassPoints | None = None,
     n_angles: int | None = 64,

@@ -51,7 +51,7 @@ def fixed_point(
     labels: Any = None,
     *,
     beta: float = 1.0,
-    zero_division: float = 0.0,
+    zero_division: float | None = None,
     empty_classes: str = "exclude",
     points: ClassPoints | None = None,
     polish: bool = False,
@@ -66,7 +66,8 @@ def fixed_point(
     beta
         F_beta weight, > 0 (beta > 1 favours recall).
     zero_division
-        Precision of an empty cut (0.0, 1.0, or nan = empty cuts not allowed).
+        Precision of an empty cut (0.0, 1.0, or nan = empty cuts not allowed). ``None``
+        (default): the policy of ``points``, or 0.0 when the points are built here.
     empty_classes
         ``"exclude"`` (default) or ``"include"`` classes without positives.
     points
@@ -185,7 +186,7 @@ def argv_curve(
     labels: Any = None,
     *,
     beta: float = 1.0,
-    zero_division: float = 0.0,
+    zero_division: float | None = None,
     empty_classes: str = "exclude",
     points: ClassPoints | None = None,
     side: str = "right",

@@ -387,15 +387,21 @@ def as_points(
     labels: Any,
     points: ClassPoints | None,
     *,
-    zero_division: float = 0.0,
+    zero_division: float | None = None,
     empty_classes: str = "exclude",
 ) -> ClassPoints:
-    """Return ``points`` if given (then scores/labels must be None), else build them."""
+    """Return ``points`` if given (then scores/labels must be None), else build them.
+
+    ``zero_division=None`` takes the points' policy, or 0.0 when the points are built here;
+    a value that differs from the given points' policy is refused.
+    """
     if points is not None:
         if not isinstance(points, ClassPoints):
             raise TypeError(f"points must be a ClassPoints, got {type(points).__name__}")
         if scores is not None or labels is not None:
             raise ValueError("pass either scores and labels, or points=, not both")
+        if zero_division is None:
+            return points
         zd = check_zero_division(zero_division)
         same = (math.isnan(zd) and math.isnan(points.zero_division)) or zd == points.zero_division
         if not same:
@@ -406,7 +412,8 @@ def as_points(
         return points
     if scores is None or labels is None:
         raise TypeError("scores and labels are required when points= is not given")
-    return class_points(scores, labels, zero_division=zero_division, empty_classes=empty_classes)
+    zd = 0.0 if zero_division is None else zero_division
+    return class_points(scores, labels, zero_division=zd, empty_classes=empty_classes)
 
 
 # --------------------------------------------------------------------------- kernels

@@ -79,7 +79,9 @@ def load_problem(
                 raise ValueError(
                     f"{path}: the reference text format needs --n-objects and --positives"
                 )
-            points = read_ranked_lists(file, n_objects=n_objects, positives=positives)
+            points = read_ranked_lists(
+                file, n_objects=n_objects, positives=positives, zero_division=zero_division
+            )
             return ThresholdProblem(points, None, None, f"{path} (ranked lists)")
         desc = str(path)
     points = class_points(scores, labels, zero_division=zero_division)
