@@ -237,11 +237,13 @@ def _describe_score(v: Any) -> str:
     return f"{type(v).__name__}.score"
 
 
-def _check_folds(value: Any) -> tuple[Any, ...]:
-    folds = tuple(value)
-    if not folds:
-        raise ValueError("folds is empty; a CrossValidation needs at least one fold validation")
-    return folds
+def _check_validations(value: Any) -> tuple[Any, ...]:
+    validations = tuple(value)
+    if not validations:
+        raise ValueError(
+            "validations is empty; a CrossValidation needs at least one fold validation"
+        )
+    return validations
 
 
 def _as_folds(value: Iterable[Fold]) -> tuple[Fold, ...]:
@@ -262,7 +264,7 @@ class CrossValidation(Generic[V]):
 
     Parameters
     ----------
-    folds
+    validations
         One validation per fold (``BinFValidation``, ``MultiFValidation``,
         ``MultiLabelFValidation`` or any object with ``score`` and ``+``).
     fold_indices
@@ -286,7 +288,7 @@ class CrossValidation(Generic[V]):
         Predictions in the original sample order (only when the folds partition the samples).
     """
 
-    folds: tuple[V, ...] = attrs.field(converter=_check_folds)
+    validations: tuple[V, ...] = attrs.field(converter=_check_validations)
     fold_indices: tuple[Fold, ...] = attrs.field(default=(), converter=_as_folds, repr=False)
     fold_predictions: tuple[Any, ...] = attrs.field(default=(), converter=_as_tuple, repr=False)
     n_samples: int | None = None
@@ -294,12 +296,12 @@ class CrossValidation(Generic[V]):
     @functools.cached_property
     def pooled(self) -> V:
         """Validation of the pooled counts of every fold (the fold validations added up)."""
-        return functools.reduce(operator.add, self.folds)
+        return functools.reduce(operator.add, self.validations)
 
     @functools.cached_property
     def fold_scores(self) -> NDArray[np.float64]:
         """Score of each fold, as a read-only array."""
-        scores = np.array([float(v.score) for v in self.folds], dtype=np.float64)
+        scores = np.array([float(v.score) for v in self.validations], dtype=np.float64)
         scores.flags.writeable = False
         return scores
 
@@ -321,7 +323,7 @@ class CrossValidation(Generic[V]):
     @property
     def n_folds(self) -> int:
         """Number of fold validations."""
-        return len(self.folds)
+        return len(self.validations)
 
     @functools.cached_property
     def out_of_fold(self) -> Any:
@@ -362,7 +364,7 @@ class CrossValidation(Generic[V]):
 
     def report(self, digits: int = 4) -> str:
         """Pooled and fold-averaged scores side by side, then the pooled validation."""
-        what = _describe_score(self.folds[0])
+        what = _describe_score(self.validations[0])
         fmt = f"{{:.{digits}f}}"
         k = self.n_folds
         per_fold = "  ".join(fmt.format(s) for s in self.fold_scores)
@@ -471,7 +473,7 @@ def cross_validate(
     if len(results) != len(folds):
         raise ValueError(f"map returned {len(results)} results for {len(folds)} folds")
     return CrossValidation(
-        folds=tuple(r.validation for r in results),
+        validations=tuple(r.validation for r in results),
         fold_indices=folds,
         fold_predictions=tuple(r.predicted for r in results),
         n_samples=n,
