@@ -97,17 +97,17 @@ from fmacro.validation import (
         (
             lambda: MultiLabelFValidation.from_predictions(np.zeros((3, 2)), np.zeros((2, 2))),
             ValueError,
-            "same number of samples",
+            "same number of samples: expected has 3, predicted has 2",
         ),
         (
             lambda: MultiLabelFValidation.from_predictions(np.zeros((3, 2)), np.zeros((3, 4))),
             ValueError,
-            "shape",
+            r"^expected has shape \(3, 2\) but predicted has shape \(3, 4\)$",
         ),
         (
             lambda: MultiLabelFValidation.from_predictions(np.zeros(3), np.zeros(3)),
             ValueError,
-            "2-D",
+            "^expected must be a 2-D",
         ),
         (
             lambda: MultiLabelFValidation.from_predictions(
@@ -133,13 +133,31 @@ from fmacro.validation import (
         (
             lambda: MultiLabelFValidation.from_predictions(np.zeros((0, 2)), np.zeros((0, 2))),
             ValueError,
-            "empty",
+            r"^expected is empty \(shape \(0, 2\)\)",
         ),
     ],
 )
 def test_bad_input_names_the_problem(call, error, pattern) -> None:  # type: ignore[no-untyped-def]
     with pytest.raises(error, match=pattern):
         call()
+
+
+def test_from_predictions_takes_expected_then_predicted_in_every_validation() -> None:
+    # One convention: from_predictions(expected, predicted), by position or by keyword.
+    e, p = np.array([1, 1, 0, 0]), np.array([1, 0, 1, 0])
+    assert BinFValidation.from_predictions(expected=e, predicted=p) == (
+        BinFValidation.from_predictions(e, p)
+    )
+    assert MultiFValidation.from_predictions(expected=e, predicted=p, classes=2) == (
+        MultiFValidation.from_predictions(e, p, 2)
+    )
+    Y, P = e.reshape(2, 2), p.reshape(2, 2)
+    by_keyword = MultiLabelFValidation.from_predictions(expected=Y, predicted=P)
+    assert by_keyword.class_counts.tp.tolist() == [1, 0]  # column-wise: (1,0)&(1,1), (1,0)&(0,0)
+    assert by_keyword.class_counts.fn.tolist() == [0, 1]
+    assert by_keyword.class_counts.fp.tolist() == [1, 0]
+    with pytest.raises(TypeError):
+        MultiLabelFValidation.from_predictions(Y_true=Y, Y_pred=P)  # type: ignore[call-arg]
 
 
 def test_predict_returning_a_non_label_is_refused() -> None:

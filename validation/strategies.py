@@ -85,7 +85,9 @@ def multilabel_indicators(
     max_labels: int = 12,
     sparse: bool = False,
 ) -> tuple[Any, Any]:
-    """``(Y_true, Y_pred)`` (samples, labels) 0/1 matrices; CSR if ``sparse`` (needs scipy).
+    """``(expected, predicted)``: (n_samples, n_labels) 0/1 matrices; CSR if ``sparse``.
+
+    ``sparse=True`` needs scipy.
 
     Rows without labels and labels without members occur.
     """
