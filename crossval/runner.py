@@ -195,19 +195,33 @@ def _rows(X: Any) -> Iterator[Any]:
 
 
 @attrs.frozen
-class vectorized:
-    """Turn a per-observation ``predict_one(x) -> label`` into ``predict(X) -> labels``.
-
-    The runner calls ``predict`` once per fold on all validation rows; wrap a
-    model that predicts one row at a time: ``return vectorized(predict_one)``.
-    Rows are numpy rows, pandas rows (``.iloc``), sparse 1-row matrices or list items.
-    Picklable when ``predict_one`` is.
-    """
+class _RowByRow:
+    """``predict(X)`` built from a per-row ``predict_one`` (what :func:`vectorized` returns)."""
 
     predict_one: Callable[[Any], Any]
 
     def __call__(self, X: Any) -> NDArray[Any]:
         return np.asarray([self.predict_one(row) for row in _rows(X)])
+
+
+def vectorized(predict_one: Callable[[Any], Any]) -> Callable[[Any], NDArray[Any]]:
+    """Turn a per-observation ``predict_one(x) -> label`` into ``predict(X) -> labels``.
+
+    The runner calls ``predict`` once per fold on all validation rows; wrap a
+    model that predicts one row at a time: ``return vectorized(predict_one)``.
+    Rows are numpy rows, pandas rows (``.iloc``), sparse 1-row matrices or list items.
+    The returned callable is picklable when ``predict_one`` is (so it works with a
+    process pool), and two of them wrapping the same ``predict_one`` compare equal.
+
+    Examples
+    --------
+    >>> predict = vectorized(lambda x: int(x[0] > 0.5))
+    >>> predict(np.array([[0.2], [0.9], [0.7]])).tolist()
+    [0, 1, 1]
+    """
+    if not callable(predict_one):
+        raise TypeError(f"predict_one must be callable, got {type(predict_one).__name__}")
+    return _RowByRow(predict_one)
 
 
 # --------------------------------------------------------------------------- result

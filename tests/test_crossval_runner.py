@@ -267,6 +267,30 @@ def test_per_observation_predict_via_vectorized() -> None:
     assert cv.pooled.counts == Counts(tp=5, fp=0, fn=5, tn=10)
 
 
+def _above_half(row: Any) -> int:
+    dense = row.toarray() if sp.issparse(row) else np.asarray(row)
+    return int(dense.reshape(-1)[0] > 0.5)
+
+
+def test_vectorized_is_a_function_returning_a_picklable_predict() -> None:
+    import inspect
+    import pickle
+
+    import pandas as pd
+
+    assert inspect.isfunction(vectorized)
+    predict = vectorized(_above_half)
+    X = np.array([[0.2], [0.9], [0.7]])
+    assert predict(X).tolist() == [0, 1, 1]
+    assert predict(pd.DataFrame(X)).tolist() == [0, 1, 1]
+    assert predict(sp.csr_matrix(X)).tolist() == [0, 1, 1]
+    again = pickle.loads(pickle.dumps(predict))
+    assert again(X).tolist() == [0, 1, 1]
+    assert again == predict and hash(again) == hash(predict)
+    with pytest.raises(TypeError, match="predict_one must be callable"):
+        vectorized(3)  # type: ignore[arg-type]
+
+
 # ------------------------------------------------------------------ other splitters, errors
 
 
