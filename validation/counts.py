@@ -71,8 +71,8 @@ class Counts:
         return NotImplemented
 
     @property
-    def total(self) -> int:
-        """Number of observations counted."""
+    def n_samples(self) -> int:
+        """Number of samples counted (TP + FP + FN + TN)."""
         return self.tp + self.fp + self.fn + self.tn
 
 
@@ -122,7 +122,7 @@ class ClassCounts:
 
     @property
     def support(self) -> NDArray[np.int64]:
-        """Number of true members of each class (TP + FN)."""
+        """Per-class positives: the true members of each class (TP + FN)."""
         return frozen_array(self.tp + self.fn, np.int64)
 
     def pooled(self) -> Counts:
@@ -174,7 +174,7 @@ class ConfusionMatrix:
     Examples
     --------
     >>> cm = ConfusionMatrix([[50, 5, 5], [5, 22, 3], [4, 2, 4]])
-    >>> cm.total
+    >>> cm.n_samples
     100
     >>> (cm + cm).matrix[0, 0]
     np.int64(100)
@@ -191,7 +191,8 @@ class ConfusionMatrix:
         return int(self.matrix.shape[0])
 
     @property
-    def total(self) -> int:
+    def n_samples(self) -> int:
+        """Number of samples counted (the sum of the matrix)."""
         return int(self.matrix.sum())
 
     def class_counts(self) -> ClassCounts:
@@ -199,7 +200,7 @@ class ConfusionMatrix:
         tp = np.diag(self.matrix)
         fp = self.matrix.sum(axis=0) - tp
         fn = self.matrix.sum(axis=1) - tp
-        tn = self.total - tp - fp - fn
+        tn = self.n_samples - tp - fp - fn
         return ClassCounts(tp, fp, fn, tn)
 
     def __add__(self, other: object) -> ConfusionMatrix:
