@@ -4,8 +4,10 @@
 :class:`CrossValidation` holding every fold's validation, their pool (counts
 summed, scored once) and the fold-averaged score. Both are reported, labelled,
 because F is not linear in the counts: the pooled F weights every sample
-equally, the fold average weights every fold equally (lecture notes C13,
-example 5: pooled 0.769 vs fold-averaged 0.733).
+equally, the fold average weights every fold equally (two folds with TP/FP/FN
+2/0/2 and 8/4/0 give a pooled F1 of 0.769 and a fold-averaged F1 of 0.733; the
+example is from the lecture notes *Evaluating Classifiers and Tuning Parameters*,
+lecture "Parameter Tuning (Cross-Validation)").
 """
 
 from __future__ import annotations

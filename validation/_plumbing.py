@@ -81,7 +81,8 @@ def collect_predictions(
 ) -> Any:
     """Run ``predict`` over the observations and return the raw predictions.
 
-    ``batched=False`` calls ``predict`` once per observation (the book's contract);
+    ``batched=False`` calls ``predict`` once per observation (the contract of
+    *Scala for Machine Learning*, Nicolas 2015);
     ``batched=True`` calls it once on all observations and expects one prediction
     per observation back. With ``integer_labels`` each per-observation result must be
     an integer label (checked here, so a wrong ``predict`` fails with a clear message).

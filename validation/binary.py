@@ -69,7 +69,8 @@ class BinFValidation:
     observations
         The observations ``predict`` is applied to (array, list, pandas object).
     predict
-        ``observation -> label`` (as in *Scala for Machine Learning*), or with
+        ``observation -> label`` (as in Patrick R. Nicolas, *Scala for Machine Learning*,
+        Packt, 2015), or with
         ``batched=True`` ``observations -> labels``. A numba ``@njit`` function runs
         inside the compiled counting loop (observations must then be a numpy array).
     positive
@@ -159,8 +160,9 @@ class BinFValidation:
     def using(cls, predict: Callable[..., Any], **options: Any) -> Callable[..., BinFValidation]:
         """Curried constructor: ``BinFValidation.using(predict)(expected, observations)``.
 
-        Mirrors the book's ``new BinFValidation(expected, xt)(predict)`` so a validator can
-        be built once and applied to many data sets, e.g. in a ``toolz.pipe``.
+        Mirrors ``new BinFValidation(expected, xt)(predict)`` of *Scala for Machine
+        Learning* (Nicolas, 2015) so a validator can be built once and applied to many
+        data sets, e.g. in a ``toolz.pipe``.
         """
         return cast(Callable[..., BinFValidation], toolz.curry(cls, predict=predict, **options))
 
@@ -207,7 +209,7 @@ class BinFValidation:
 
     @property
     def score(self) -> float:
-        """The F_beta score (the book's default score)."""
+        """The F_beta score (the default score in *Scala for Machine Learning*)."""
         return self.f_beta
 
     def __add__(self, other: object) -> BinFValidation:
