@@ -25,9 +25,14 @@ from fmacro.validation.report import format_table, same_settings
 __all__ = ["BinFValidation"]
 
 
-def _binary_counts(expected: Any, predicted: Any, positive: Any) -> Counts:
-    """Count TP/FP/FN/TN; labels must take at most two values, one being ``positive``."""
-    n = check_same_length(expected=expected, predicted=predicted)
+def _binary_counts(expected: Any, predicted: Any, positive: Any, *, n: int | None = None) -> Counts:
+    """Count TP/FP/FN/TN; labels must take at most two values, one being ``positive``.
+
+    ``n`` is the common length when the caller has already checked it (each input is
+    checked once per call); ``None`` checks it here.
+    """
+    if n is None:
+        n = check_same_length(expected=expected, predicted=predicted)
     if n == 0:
         raise ValueError("expected is empty; at least one label is needed")
     if isinstance(positive, (int, np.integer, bool, np.bool_)):
@@ -115,8 +120,10 @@ class BinFValidation:
             counts = _count_with_jitted(predict, expected, observations, positive)
         else:
             n = check_same_length(expected=expected, observations=observations_array(observations))
+            # collect_predictions returns exactly n predictions (or raises), so the
+            # length of expected is checked once, here, against the observations.
             predicted = collect_predictions(predict, observations, n, batched=batched)
-            counts = _binary_counts(expected, predicted, positive)
+            counts = _binary_counts(expected, predicted, positive, n=n)
         self.__attrs_init__(counts, positive, beta, zero_division)
 
     @classmethod

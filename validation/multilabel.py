@@ -113,8 +113,12 @@ def _count_with_jitted(
     return _counts_from_kernel(counts, t, None)
 
 
-def _count(expected: Any, predicted: Any) -> tuple[ClassCounts, SampleCounts]:
-    check_same_length(expected=expected, predicted=predicted)
+def _count(
+    expected: Any, predicted: Any, *, n: int | None = None
+) -> tuple[ClassCounts, SampleCounts]:
+    """Counts of two indicator matrices; ``n`` is their row count if already checked."""
+    if n is None:
+        check_same_length(expected=expected, predicted=predicted)
     if is_sparse(expected) and is_sparse(predicted):
         t = _indicator_csr(expected)
         p = _indicator_csr(predicted)
@@ -219,7 +223,7 @@ class MultiLabelFValidation(ClassAverages):
                         "predict must return an indicator row (a 1-D 0/1 sequence of length "
                         f"L) for each observation; got results of shape {predicted.shape}"
                     )
-            class_counts, sample_counts = _count(expected, predicted)
+            class_counts, sample_counts = _count(expected, predicted, n=n)
         self.__attrs_init__(
             class_counts, sample_counts, _labels(labels, class_counts), beta, zero_division
         )
