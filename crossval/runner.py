@@ -24,6 +24,7 @@ from numpy.typing import NDArray
 
 from fmacro.crossval.fold import Fold
 from fmacro.validation import BinFValidation, MultiFValidation, MultiLabelFValidation, Validation
+from fmacro.validation._values import value_key
 from fmacro.validation.checks import check_same_length, is_sparse
 from fmacro.validation.progress import Progress
 
@@ -162,7 +163,7 @@ class FoldResult:
     """What one fold produced: its validation and its (read-only) predictions."""
 
     validation: Validation
-    predicted: Any
+    predicted: Any = attrs.field(eq=value_key)
 
 
 @attrs.frozen
@@ -306,7 +307,9 @@ class CrossValidation(Generic[V]):
 
     validations: tuple[V, ...] = attrs.field(converter=_check_validations)
     fold_indices: tuple[Fold, ...] = attrs.field(default=(), converter=_as_folds, repr=False)
-    fold_predictions: tuple[Any, ...] = attrs.field(default=(), converter=_as_tuple, repr=False)
+    fold_predictions: tuple[Any, ...] = attrs.field(
+        default=(), converter=_as_tuple, repr=False, eq=value_key
+    )
     n_samples: int | None = None
 
     @functools.cached_property

@@ -18,6 +18,7 @@ from fmacro.validation._plumbing import (
     jitted_inputs,
     observations_array,
 )
+from fmacro.validation._values import value_key
 from fmacro.validation.checks import check_beta, check_same_length, check_zero_division
 from fmacro.validation.counts import Counts
 from fmacro.validation.report import format_table, same_settings
@@ -99,9 +100,9 @@ class BinFValidation:
     """
 
     counts: Counts
-    positive: Any = 1
+    positive: Any = attrs.field(default=1, eq=value_key)
     beta: float = 1.0
-    zero_division: float = 0.0
+    zero_division: float = attrs.field(default=0.0, eq=value_key)
 
     def __init__(
         self,

@@ -36,6 +36,8 @@ import attrs
 import numpy as np
 from numpy.typing import NDArray
 
+from fmacro.validation._values import value_key
+
 __all__ = [
     "DATASETS",
     "DATA_ENV",
@@ -135,8 +137,8 @@ class ArffData:
         The ARFF ``@relation`` name.
     """
 
-    X: Any
-    Y: Any
+    X: Any = attrs.field(eq=value_key)
+    Y: Any = attrs.field(eq=value_key)
     feature_names: tuple[str, ...]
     label_names: tuple[str, ...]
     relation: str

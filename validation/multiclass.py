@@ -18,6 +18,7 @@ from fmacro.validation._plumbing import (
     jitted_inputs,
     observations_array,
 )
+from fmacro.validation._values import value_key
 from fmacro.validation.averages import ClassAverages
 from fmacro.validation.checks import (
     as_label_vector,
@@ -142,9 +143,9 @@ class MultiFValidation(ClassAverages):
     """
 
     confusion: ConfusionMatrix
-    classes: tuple[Hashable, ...]
+    classes: tuple[Hashable, ...] = attrs.field(eq=value_key)
     beta: float = 1.0
-    zero_division: float = 0.0
+    zero_division: float = attrs.field(default=0.0, eq=value_key)
 
     def __init__(
         self,

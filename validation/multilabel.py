@@ -18,6 +18,7 @@ from fmacro.validation._plumbing import (
     jitted_observations,
     observations_array,
 )
+from fmacro.validation._values import value_key
 from fmacro.validation.averages import ClassAverages
 from fmacro.validation.checks import check_beta, check_same_length, check_zero_division, is_sparse
 from fmacro.validation.counts import ClassCounts, frozen_array
@@ -31,7 +32,7 @@ def _frozen_counts(values: Any) -> NDArray[np.int64]:
     return frozen_array(values, np.int64)
 
 
-@attrs.frozen(eq=False)
+@attrs.frozen
 class SampleCounts:
     """Per-example counts: true positives, true labels and predicted labels of each row.
 
@@ -39,9 +40,9 @@ class SampleCounts:
     which concatenates rows.
     """
 
-    tp: NDArray[np.int64] = attrs.field(converter=_frozen_counts)
-    true: NDArray[np.int64] = attrs.field(converter=_frozen_counts)
-    predicted: NDArray[np.int64] = attrs.field(converter=_frozen_counts)
+    tp: NDArray[np.int64] = attrs.field(converter=_frozen_counts, eq=value_key)
+    true: NDArray[np.int64] = attrs.field(converter=_frozen_counts, eq=value_key)
+    predicted: NDArray[np.int64] = attrs.field(converter=_frozen_counts, eq=value_key)
 
     def __add__(self, other: SampleCounts) -> SampleCounts:
         return SampleCounts(
@@ -190,9 +191,9 @@ class MultiLabelFValidation(ClassAverages):
 
     class_counts: ClassCounts
     sample_counts: SampleCounts
-    labels: tuple[Hashable, ...] | None = None
+    labels: tuple[Hashable, ...] | None = attrs.field(default=None, eq=value_key)
     beta: float = 1.0
-    zero_division: float = 0.0
+    zero_division: float = attrs.field(default=0.0, eq=value_key)
 
     def __init__(
         self,
