@@ -17,11 +17,13 @@ seeded permutation, a stable sort by class and a round-robin deal.
 
 from __future__ import annotations
 
+import os
 import platform
 import statistics
 import sys
 import time
 from collections.abc import Callable, Iterable
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -134,7 +136,11 @@ def main() -> None:
     Xml = np.zeros((n_ml, 1))
     from fmacro.validation.datasets import load_dataset
 
-    _, yeast = load_dataset("yeast", "all")
+    # yeast: $FMACRO_DATA when set, else the copy the test suite ships (tests/data).
+    tests_data = Path(__file__).resolve().parents[1] / "tests" / "data"
+    _, yeast = load_dataset(
+        "yeast", "all", path=None if os.environ.get("FMACRO_DATA") else tests_data
+    )
     yeast = np.asarray(yeast)
     seeds = range(11)
     contenders: dict[str, Callable[[int], Any]] = {

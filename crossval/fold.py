@@ -9,6 +9,7 @@ import attrs
 import numpy as np
 from numpy.typing import NDArray
 
+from fmacro.validation._values import value_key
 from fmacro.validation.checks import is_sparse
 
 __all__ = ["Fold", "take_rows"]
@@ -89,12 +90,8 @@ class Fold:
     >>> train, validation = fold  # a Fold unpacks like scikit-learn's index pairs
     """
 
-    train: NDArray[np.intp] = attrs.field(
-        converter=_readonly_indices, eq=attrs.cmp_using(eq=np.array_equal), hash=False
-    )
-    validation: NDArray[np.intp] = attrs.field(
-        converter=_readonly_indices, eq=attrs.cmp_using(eq=np.array_equal), hash=False
-    )
+    train: NDArray[np.intp] = attrs.field(converter=_readonly_indices, eq=value_key)
+    validation: NDArray[np.intp] = attrs.field(converter=_readonly_indices, eq=value_key)
     index: int = 0
     repeat: int = 0
 

@@ -4,8 +4,10 @@
 :class:`CrossValidation` holding every fold's validation, their pool (counts
 summed, scored once) and the fold-averaged score. Both are reported, labelled,
 because F is not linear in the counts: the pooled F weights every sample
-equally, the fold average weights every fold equally (lecture notes C13,
-example 5: pooled 0.769 vs fold-averaged 0.733).
+equally, the fold average weights every fold equally (two folds with TP/FP/FN
+2/0/2 and 8/4/0 give a pooled F1 of 0.769 and a fold-averaged F1 of 0.733; the
+example is from the lecture notes *Evaluating Classifiers and Tuning Parameters*,
+lecture "Parameter Tuning (Cross-Validation)").
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from numpy.typing import NDArray
 
 from fmacro.crossval.fold import Fold
 from fmacro.validation import BinFValidation, MultiFValidation, MultiLabelFValidation, Validation
+from fmacro.validation._values import value_key
 from fmacro.validation.checks import check_same_length, is_sparse
 from fmacro.validation.progress import Progress
 
@@ -160,7 +163,7 @@ class FoldResult:
     """What one fold produced: its validation and its (read-only) predictions."""
 
     validation: Validation
-    predicted: Any
+    predicted: Any = attrs.field(eq=value_key)
 
 
 @attrs.frozen
@@ -195,19 +198,33 @@ def _rows(X: Any) -> Iterator[Any]:
 
 
 @attrs.frozen
-class vectorized:
-    """Turn a per-observation ``predict_one(x) -> label`` into ``predict(X) -> labels``.
-
-    The runner calls ``predict`` once per fold on all validation rows; wrap a
-    model that predicts one row at a time: ``return vectorized(predict_one)``.
-    Rows are numpy rows, pandas rows (``.iloc``), sparse 1-row matrices or list items.
-    Picklable when ``predict_one`` is.
-    """
+class _RowByRow:
+    """``predict(X)`` built from a per-row ``predict_one`` (what :func:`vectorized` returns)."""
 
     predict_one: Callable[[Any], Any]
 
     def __call__(self, X: Any) -> NDArray[Any]:
         return np.asarray([self.predict_one(row) for row in _rows(X)])
+
+
+def vectorized(predict_one: Callable[[Any], Any]) -> Callable[[Any], NDArray[Any]]:
+    """Turn a per-observation ``predict_one(x) -> label`` into ``predict(X) -> labels``.
+
+    The runner calls ``predict`` once per fold on all validation rows; wrap a
+    model that predicts one row at a time: ``return vectorized(predict_one)``.
+    Rows are numpy rows, pandas rows (``.iloc``), sparse 1-row matrices or list items.
+    The returned callable is picklable when ``predict_one`` is (so it works with a
+    process pool), and two of them wrapping the same ``predict_one`` compare equal.
+
+    Examples
+    --------
+    >>> predict = vectorized(lambda x: int(x[0] > 0.5))
+    >>> predict(np.array([[0.2], [0.9], [0.7]])).tolist()
+    [0, 1, 1]
+    """
+    if not callable(predict_one):
+        raise TypeError(f"predict_one must be callable, got {type(predict_one).__name__}")
+    return _RowByRow(predict_one)
 
 
 # --------------------------------------------------------------------------- result
@@ -237,11 +254,13 @@ def _describe_score(v: Any) -> str:
     return f"{type(v).__name__}.score"
 
 
-def _check_folds(value: Any) -> tuple[Any, ...]:
-    folds = tuple(value)
-    if not folds:
-        raise ValueError("folds is empty; a CrossValidation needs at least one fold validation")
-    return folds
+def _check_validations(value: Any) -> tuple[Any, ...]:
+    validations = tuple(value)
+    if not validations:
+        raise ValueError(
+            "validations is empty; a CrossValidation needs at least one fold validation"
+        )
+    return validations
 
 
 def _as_folds(value: Iterable[Fold]) -> tuple[Fold, ...]:
@@ -262,7 +281,7 @@ class CrossValidation(Generic[V]):
 
     Parameters
     ----------
-    folds
+    validations
         One validation per fold (``BinFValidation``, ``MultiFValidation``,
         ``MultiLabelFValidation`` or any object with ``score`` and ``+``).
     fold_indices
@@ -286,20 +305,22 @@ class CrossValidation(Generic[V]):
         Predictions in the original sample order (only when the folds partition the samples).
     """
 
-    folds: tuple[V, ...] = attrs.field(converter=_check_folds)
+    validations: tuple[V, ...] = attrs.field(converter=_check_validations)
     fold_indices: tuple[Fold, ...] = attrs.field(default=(), converter=_as_folds, repr=False)
-    fold_predictions: tuple[Any, ...] = attrs.field(default=(), converter=_as_tuple, repr=False)
+    fold_predictions: tuple[Any, ...] = attrs.field(
+        default=(), converter=_as_tuple, repr=False, eq=value_key
+    )
     n_samples: int | None = None
 
     @functools.cached_property
     def pooled(self) -> V:
         """Validation of the pooled counts of every fold (the fold validations added up)."""
-        return functools.reduce(operator.add, self.folds)
+        return functools.reduce(operator.add, self.validations)
 
     @functools.cached_property
     def fold_scores(self) -> NDArray[np.float64]:
         """Score of each fold, as a read-only array."""
-        scores = np.array([float(v.score) for v in self.folds], dtype=np.float64)
+        scores = np.array([float(v.score) for v in self.validations], dtype=np.float64)
         scores.flags.writeable = False
         return scores
 
@@ -321,7 +342,7 @@ class CrossValidation(Generic[V]):
     @property
     def n_folds(self) -> int:
         """Number of fold validations."""
-        return len(self.folds)
+        return len(self.validations)
 
     @functools.cached_property
     def out_of_fold(self) -> Any:
@@ -362,7 +383,7 @@ class CrossValidation(Generic[V]):
 
     def report(self, digits: int = 4) -> str:
         """Pooled and fold-averaged scores side by side, then the pooled validation."""
-        what = _describe_score(self.folds[0])
+        what = _describe_score(self.validations[0])
         fmt = f"{{:.{digits}f}}"
         k = self.n_folds
         per_fold = "  ".join(fmt.format(s) for s in self.fold_scores)
@@ -471,7 +492,7 @@ def cross_validate(
     if len(results) != len(folds):
         raise ValueError(f"map returned {len(results)} results for {len(folds)} folds")
     return CrossValidation(
-        folds=tuple(r.validation for r in results),
+        validations=tuple(r.validation for r in results),
         fold_indices=folds,
         fold_predictions=tuple(r.predicted for r in results),
         n_samples=n,

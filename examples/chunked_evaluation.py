@@ -42,7 +42,7 @@ if __name__ == "__main__":
         *map(np.concatenate, zip(*prediction_chunks(50, 200_000), strict=True)), classes=N_CLASSES
     )
     assert pooled.confusion == whole.confusion  # identical counts, hence identical scores
-    print(f"{pooled.confusion.total:,} predictions in 50 chunks")
+    print(f"{pooled.confusion.n_samples:,} predictions in 50 chunks")
     print(
         print(
             f"F-macro {pooled.f_macro:.4f}, macro-F {pooled.macro_f:.4f}, "

@@ -12,7 +12,8 @@
     training images, with the true labels and the word names. ``fmacro thresholds``
     searches thresholds on it when given no file.
 
-Run from the repository root: ``python examples/make_bundled_data.py``.
+Run from the repository root with ``FMACRO_DATA`` naming the folder of the Mulan
+datasets (scene, corel5k): ``FMACRO_DATA=/path/to/mulan python examples/make_bundled_data.py``.
 """
 
 from __future__ import annotations

@@ -18,6 +18,7 @@ from sklearn.tree import DecisionTreeClassifier
 
 from fmacro.crossval import (
     CrossValidation,
+    Fold,
     GroupKFold,
     KFold,
     LeaveOneOut,
@@ -93,7 +94,7 @@ def test_pooled_versus_fold_averaged_f_from_counts() -> None:
     # C13 example 5: fold 1 TP=2 FP=0 FN=2; fold 2 TP=8 FP=4 FN=0
     v1 = BinFValidation.from_counts(Counts(tp=2, fp=0, fn=2, tn=0))
     v2 = BinFValidation.from_counts(Counts(tp=8, fp=4, fn=0, tn=0))
-    cv = CrossValidation(folds=(v1, v2))
+    cv = CrossValidation(validations=(v1, v2))
     np.testing.assert_allclose(cv.fold_scores, [4 / 6, 16 / 20])
     assert cv.mean == pytest.approx(0.7333, abs=5e-5)
     assert cv.pooled.score == pytest.approx(20 / 26)
@@ -131,10 +132,28 @@ def test_pooled_versus_fold_averaged_f_from_predictions() -> None:
         return lambda X_val: prediction[X_val]
 
     cv = cross_validate(fit, X, y, FixedFolds(((0, 1, 2, 3), tuple(range(4, 16)))))
-    assert [v.counts for v in cv.folds] == [Counts(2, 0, 2, 0), Counts(8, 4, 0, 0)]
+    assert [v.counts for v in cv.validations] == [Counts(2, 0, 2, 0), Counts(8, 4, 0, 0)]
     assert cv.pooled.score == pytest.approx(20 / 26)
     assert cv.mean == pytest.approx((4 / 6 + 0.8) / 2)
     np.testing.assert_array_equal(cv.out_of_fold, prediction)
+
+
+def test_validations_hold_validations_and_fold_indices_hold_folds() -> None:
+    # .validations[i] is the validation of the samples in .fold_indices[i].validation;
+    # the old name .folds (validations, while a Fold holds indices) is gone.
+    y = np.array([1, 1, 1, 1] + [1] * 8 + [0] * 4)
+    prediction = np.array([1, 1, 0, 0] + [1] * 12)
+
+    def fit(X_train: np.ndarray, y_train: np.ndarray) -> Callable[[Any], np.ndarray]:
+        return lambda X_val: prediction[X_val]
+
+    cv = cross_validate(fit, np.arange(16), y, FixedFolds(((0, 1, 2, 3), tuple(range(4, 16)))))
+    assert not hasattr(cv, "folds")
+    assert all(isinstance(v, BinFValidation) for v in cv.validations)
+    assert all(isinstance(f, Fold) for f in cv.fold_indices)
+    for v, f in zip(cv.validations, cv.fold_indices, strict=True):
+        again = BinFValidation.from_predictions(y[f.validation], prediction[f.validation])
+        assert v.counts == again.counts
 
 
 # --------------------------------------------------------------------------- pooling and inference
@@ -146,7 +165,7 @@ def test_multiclass_classes_fixed_from_full_y_so_folds_pool() -> None:
     y[0] = 7  # a class with one member: most folds never see it
     with pytest.warns(StratificationWarning):
         cv = cross_validate(tree_fit, X, y, StratifiedKFold(k=4, seed=0))
-    assert all(v.classes == (0, 1, 2, 7) for v in cv.folds)
+    assert all(v.classes == (0, 1, 2, 7) for v in cv.validations)
     oof = MultiFValidation.from_predictions(y, cv.out_of_fold, classes=(0, 1, 2, 7))
     np.testing.assert_array_equal(cv.pooled.confusion.matrix, oof.confusion.matrix)
     assert cv.pooled.score == pytest.approx(oof.score)
@@ -157,7 +176,7 @@ def test_binary_inferred_and_cross_checked_with_scikit_learn() -> None:
     y = (y3 == 2).astype(int)
     splitter = KFold(k=5, seed=4)
     cv = cross_validate(tree_fit, X, y, splitter)
-    assert all(isinstance(v, BinFValidation) and v.positive == 1 for v in cv.folds)
+    assert all(isinstance(v, BinFValidation) and v.positive == 1 for v in cv.validations)
     model = DecisionTreeClassifier(max_depth=3, random_state=0)
     np.testing.assert_array_equal(cv.out_of_fold, cross_val_predict(model, X, y, cv=splitter))
     sk_fold_f1 = cross_val_score(model, X, y, cv=splitter, scoring="f1")
@@ -181,7 +200,7 @@ def test_multilabel_inferred_dense_and_sparse() -> None:
 
     splitter = MultilabelStratifiedKFold(k=4, seed=1)
     cv = cross_validate(fit, X, Y, splitter)
-    assert all(isinstance(v, MultiLabelFValidation) for v in cv.folds)
+    assert all(isinstance(v, MultiLabelFValidation) for v in cv.validations)
     whole = MultiLabelFValidation.from_predictions(Y, cv.out_of_fold)
     np.testing.assert_array_equal(cv.pooled.class_counts.tp, whole.class_counts.tp)
     assert cv.pooled.score == pytest.approx(whole.score)
@@ -248,6 +267,30 @@ def test_per_observation_predict_via_vectorized() -> None:
     assert cv.pooled.counts == Counts(tp=5, fp=0, fn=5, tn=10)
 
 
+def _above_half(row: Any) -> int:
+    dense = row.toarray() if sp.issparse(row) else np.asarray(row)
+    return int(dense.reshape(-1)[0] > 0.5)
+
+
+def test_vectorized_is_a_function_returning_a_picklable_predict() -> None:
+    import inspect
+    import pickle
+
+    import pandas as pd
+
+    assert inspect.isfunction(vectorized)
+    predict = vectorized(_above_half)
+    X = np.array([[0.2], [0.9], [0.7]])
+    assert predict(X).tolist() == [0, 1, 1]
+    assert predict(pd.DataFrame(X)).tolist() == [0, 1, 1]
+    assert predict(sp.csr_matrix(X)).tolist() == [0, 1, 1]
+    again = pickle.loads(pickle.dumps(predict))
+    assert again(X).tolist() == [0, 1, 1]
+    assert again == predict and hash(again) == hash(predict)
+    with pytest.raises(TypeError, match="predict_one must be callable"):
+        vectorized(3)  # type: ignore[arg-type]
+
+
 # ------------------------------------------------------------------ other splitters, errors
 
 
@@ -255,7 +298,7 @@ def test_non_partition_splitters_keep_fold_predictions_but_refuse_out_of_fold() 
     X, y = blobs(60)
     for splitter in (OneFold(ratio=0.75, seed=0), RepeatedKFold(k=3, repeats=2, seed=0)):
         cv = cross_validate(tree_fit, X, y, splitter)
-        assert len(cv.folds) == splitter.get_n_splits()
+        assert len(cv.validations) == splitter.get_n_splits()
         for fold, predicted in zip(cv.fold_indices, cv.fold_predictions, strict=True):
             assert predicted.shape == fold.validation.shape and not predicted.flags.writeable
         with pytest.raises(ValueError, match="exactly once"):
@@ -292,5 +335,5 @@ def test_bad_inputs() -> None:
         cross_validate(lambda a, b: lambda Xv: [1], X, y, KFold(k=3, seed=0))
     with pytest.raises(TypeError, match="split"):
         cross_validate(tree_fit, X, y, 5)
-    with pytest.raises(ValueError, match="folds is empty"):
-        CrossValidation(folds=())
+    with pytest.raises(ValueError, match="validations is empty"):
+        CrossValidation(validations=())

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import gzip
+import shutil
 from pathlib import Path
 
 import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from fmacro.validation.datasets import load_arff_data, load_dataset, read_arff
+from fmacro.validation.datasets import data_dir, load_arff_data, load_dataset, read_arff
 
 
 @pytest.mark.parametrize(
@@ -65,3 +66,60 @@ def test_malformed_rows_report_line_numbers(tmp_path: Path) -> None:
         read_arff(path)
     with pytest.raises(ValueError, match="name must be one of"):
         load_dataset("nope")
+
+
+YEAST = ("yeast-train.arff.gz", "yeast-test.arff.gz", "yeast.xml.gz")
+TESTS_DATA = Path(__file__).resolve().parent / "data"
+
+
+def _yeast_copy(folder: Path) -> Path:
+    folder.mkdir(parents=True)
+    for name in YEAST:
+        shutil.copy(TESTS_DATA / "yeast" / name, folder / name)
+    return folder
+
+
+def test_bundled_data_come_from_the_package_not_the_working_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import fmacro.validation
+
+    monkeypatch.delenv("FMACRO_DATA", raising=False)
+    monkeypatch.chdir(tmp_path)
+    assert data_dir("emotions") == Path(fmacro.validation.__file__).parent / "data"
+    X, Y = load_dataset("emotions", "test")
+    assert X.shape == (202, 72) and Y.shape == (202, 6)
+
+
+def test_a_shared_data_folder_next_to_the_working_directory_is_not_searched(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _yeast_copy(tmp_path / "shared" / "data" / "yeast")
+    (tmp_path / "work").mkdir()
+    monkeypatch.chdir(tmp_path / "work")
+    monkeypatch.delenv("FMACRO_DATA", raising=False)
+    with pytest.raises(FileNotFoundError) as info:
+        load_dataset("yeast")
+    message = str(info.value)
+    assert "yeast/yeast-train.arff.gz" in message
+    assert "path=" in message and "FMACRO_DATA" in message
+    assert "corel5k and emotions are bundled" in message
+
+
+def test_explicit_path_and_fmacro_data(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    flat = _yeast_copy(tmp_path / "flat")  # the files themselves
+    nested = tmp_path / "nested"
+    _yeast_copy(nested / "yeast")  # a subfolder per dataset
+    monkeypatch.delenv("FMACRO_DATA", raising=False)
+    expected = load_dataset("yeast", "test", path=TESTS_DATA)
+    for folder in (flat, nested, str(nested)):
+        X, Y = load_dataset("yeast", "test", path=folder)
+        assert np.array_equal(X, expected[0]) and np.array_equal(Y, expected[1])
+    monkeypatch.setenv("FMACRO_DATA", str(nested))
+    assert data_dir("yeast") == nested / "yeast"
+    assert data_dir("emotions").name == "data"  # bundled copies still found after $FMACRO_DATA
+    # an explicit path is the only place searched: no fallback to $FMACRO_DATA or bundled
+    with pytest.raises(FileNotFoundError, match=r"searched .*empty\)") as info:
+        (tmp_path / "empty").mkdir()
+        load_dataset("emotions", path=tmp_path / "empty")
+    assert "bundled" not in str(info.value)

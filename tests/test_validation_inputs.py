@@ -97,17 +97,17 @@ from fmacro.validation import (
         (
             lambda: MultiLabelFValidation.from_predictions(np.zeros((3, 2)), np.zeros((2, 2))),
             ValueError,
-            "same number of samples",
+            "same number of samples: expected has 3, predicted has 2",
         ),
         (
             lambda: MultiLabelFValidation.from_predictions(np.zeros((3, 2)), np.zeros((3, 4))),
             ValueError,
-            "shape",
+            r"^expected has shape \(3, 2\) but predicted has shape \(3, 4\)$",
         ),
         (
             lambda: MultiLabelFValidation.from_predictions(np.zeros(3), np.zeros(3)),
             ValueError,
-            "2-D",
+            "^expected must be a 2-D",
         ),
         (
             lambda: MultiLabelFValidation.from_predictions(
@@ -133,13 +133,31 @@ from fmacro.validation import (
         (
             lambda: MultiLabelFValidation.from_predictions(np.zeros((0, 2)), np.zeros((0, 2))),
             ValueError,
-            "empty",
+            r"^expected is empty \(shape \(0, 2\)\)",
         ),
     ],
 )
 def test_bad_input_names_the_problem(call, error, pattern) -> None:  # type: ignore[no-untyped-def]
     with pytest.raises(error, match=pattern):
         call()
+
+
+def test_from_predictions_takes_expected_then_predicted_in_every_validation() -> None:
+    # One convention: from_predictions(expected, predicted), by position or by keyword.
+    e, p = np.array([1, 1, 0, 0]), np.array([1, 0, 1, 0])
+    assert BinFValidation.from_predictions(expected=e, predicted=p) == (
+        BinFValidation.from_predictions(e, p)
+    )
+    assert MultiFValidation.from_predictions(expected=e, predicted=p, classes=2) == (
+        MultiFValidation.from_predictions(e, p, 2)
+    )
+    Y, P = e.reshape(2, 2), p.reshape(2, 2)
+    by_keyword = MultiLabelFValidation.from_predictions(expected=Y, predicted=P)
+    assert by_keyword.class_counts.tp.tolist() == [1, 0]  # column-wise: (1,0)&(1,1), (1,0)&(0,0)
+    assert by_keyword.class_counts.fn.tolist() == [0, 1]
+    assert by_keyword.class_counts.fp.tolist() == [1, 0]
+    with pytest.raises(TypeError):
+        MultiLabelFValidation.from_predictions(Y_true=Y, Y_pred=P)  # type: ignore[call-arg]
 
 
 def test_predict_returning_a_non_label_is_refused() -> None:
@@ -228,3 +246,72 @@ def test_input_types_lists_pandas_bool() -> None:
         pd.DataFrame([[1, 0], [0, 1]]), pd.DataFrame([[1, 1], [0, 1]])
     )
     assert ml.class_counts.fp.tolist() == [0, 1]
+
+
+@pytest.fixture
+def length_checks(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, ...]]:
+    """Record every call of check_same_length made by the validation modules."""
+    from fmacro.validation import _plumbing, binary, checks, multiclass, multilabel
+
+    calls: list[tuple[str, ...]] = []
+    real = checks.check_same_length
+
+    def counting(**arrays):  # type: ignore[no-untyped-def]
+        calls.append(tuple(arrays))
+        return real(**arrays)
+
+    for module in (_plumbing, binary, multiclass, multilabel):
+        monkeypatch.setattr(module, "check_same_length", counting)
+    return calls
+
+
+def _jitted_parity():  # type: ignore[no-untyped-def]
+    import numba
+
+    @numba.njit
+    def parity(x):  # type: ignore[no-untyped-def]
+        return np.int64(x[0]) % 2
+
+    return parity
+
+
+@pytest.mark.parametrize(
+    "build",
+    [
+        lambda X, e: BinFValidation(e, X, lambda x: int(x[0]) % 2),
+        lambda X, e: BinFValidation(e, X, lambda Z: Z[:, 0].astype(int) % 2, batched=True),
+        lambda X, e: BinFValidation(e, X, _jitted_parity()),
+        lambda X, e: BinFValidation.from_predictions(e, X[:, 0].astype(int) % 2),
+        lambda X, e: MultiFValidation(e, X, 2, lambda x: int(x[0]) % 2),
+        lambda X, e: MultiFValidation(e, X, 2, _jitted_parity()),
+        lambda X, e: MultiFValidation.from_predictions(e, X[:, 0].astype(int) % 2),
+        lambda X, e: MultiFValidation.from_predictions(e, X[:, 0].astype(int) % 2, 2),
+        lambda X, e: MultiLabelFValidation(
+            np.eye(2, dtype=int)[e], X, lambda x: np.eye(2, dtype=int)[int(x[0]) % 2]
+        ),
+        lambda X, e: MultiLabelFValidation.from_predictions(
+            np.eye(2, dtype=int)[e], np.eye(2, dtype=int)[X[:, 0].astype(int) % 2]
+        ),
+    ],
+)
+def test_each_input_length_is_checked_once_per_call(build, length_checks) -> None:  # type: ignore[no-untyped-def]
+    X = np.arange(6.0).reshape(6, 1)
+    e = np.array([0, 1, 0, 1, 1, 1])
+    v = build(X, e)
+    assert float(v.score) >= 0.0
+    assert len(length_checks) == 1, length_checks
+
+
+def test_a_length_mismatch_is_still_reported_with_the_same_message() -> None:
+    X = np.arange(3.0).reshape(3, 1)
+    message = r"^inputs must have the same number of samples: expected has 2, observations has 3$"
+    with pytest.raises(ValueError, match=message):
+        BinFValidation([0, 1], X, lambda x: 1)
+    with pytest.raises(ValueError, match=message):
+        BinFValidation([0, 1], X, lambda Z: np.ones(3, int), batched=True)
+    with pytest.raises(ValueError, match=message):
+        MultiFValidation([0, 1], X, 2, lambda x: 1)
+    with pytest.raises(ValueError, match=r"^predict \(batched=True\) returned 2 predictions for 3"):
+        BinFValidation([0, 1, 1], X, lambda Z: np.ones(2, int), batched=True)
+    with pytest.raises(ValueError, match=r"expected has 3, predicted has 2$"):
+        MultiFValidation.from_predictions([0, 1, 1], [0, 1])

@@ -379,11 +379,15 @@ def test_dense_bad_values_name_the_argument(dtype: Any, bad: int) -> None:
     p = random_indicator(rng, (40, 13), dtype)
     bad_t = t.copy()
     bad_t[5, 3] = bad
-    with pytest.raises(ValueError, match=rf"^Y_true must hold only 0 and 1; 1 entries .*\[{bad}\]"):
+    with pytest.raises(
+        ValueError, match=rf"^expected must hold only 0 and 1; 1 entries .*\[{bad}\]"
+    ):
         MultiLabelFValidation.from_predictions(bad_t, p)
     bad_p = p.copy()
     bad_p[[1, 2], [0, 12]] = bad
-    with pytest.raises(ValueError, match=rf"^Y_pred must hold only 0 and 1; 2 entries .*\[{bad}\]"):
+    with pytest.raises(
+        ValueError, match=rf"^predicted must hold only 0 and 1; 2 entries .*\[{bad}\]"
+    ):
         MultiLabelFValidation.from_predictions(t, bad_p)
 
 
@@ -489,16 +493,16 @@ def test_csr_kernel_counts_bad_values(parallel: bool) -> None:
 def test_csr_bad_values_name_the_argument_and_leave_the_caller_alone() -> None:
     good = sp.csr_matrix(np.eye(3, dtype=np.uint8))
     two = sp.csr_matrix(np.array([[2, 0, 0], [0, 1, 0], [0, 0, 1]], dtype=np.uint8))
-    with pytest.raises(ValueError, match=r"^Y_true must hold only 0 and 1; 1 stored .*\[2\]"):
+    with pytest.raises(ValueError, match=r"^expected must hold only 0 and 1; 1 stored .*\[2\]"):
         MultiLabelFValidation.from_predictions(two, good)
-    with pytest.raises(ValueError, match=r"^Y_pred must hold only 0 and 1; 1 stored .*\[2\]"):
+    with pytest.raises(ValueError, match=r"^predicted must hold only 0 and 1; 1 stored .*\[2\]"):
         MultiLabelFValidation.from_predictions(good, two)
     # Two stored ones at one position add up to 2.
     dup = sp.csr_matrix(
         (np.ones(4, dtype=np.uint8), np.array([0, 0, 1, 2]), np.array([0, 2, 3, 4])), shape=(3, 3)
     )
     snap = snapshot(dup)
-    with pytest.raises(ValueError, match=r"^Y_pred must hold only 0 and 1.*\[2\]"):
+    with pytest.raises(ValueError, match=r"^predicted must hold only 0 and 1.*\[2\]"):
         MultiLabelFValidation.from_predictions(good, dup)
     assert_unchanged(dup, snap)
 

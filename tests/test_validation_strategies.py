@@ -43,7 +43,7 @@ def test_f_between_p_and_r_binary(c, beta) -> None:  # type: ignore[no-untyped-d
     check_f_between_p_and_r(BinFValidation.from_counts(c, beta=beta))
 
 
-@given(binary_labels(min_size=2), st.integers(1, 10))
+@given(binary_labels(min_samples=2), st.integers(1, 10))
 def test_pooled_counts_equal_sum_of_chunks(data, n_chunks) -> None:  # type: ignore[no-untyped-def]
     expected, predicted = data
     parts = [
@@ -96,3 +96,24 @@ def test_invariant_checks_fail_loudly() -> None:
     a = BinFValidation.from_predictions([1, 0], [1, 1])
     with pytest.raises(AssertionError, match="pooled counts"):
         check_pooled_counts([a, a], a)
+
+
+@given(multiclass_labels(min_samples=3, max_samples=30))
+def test_one_name_for_the_number_of_samples_and_the_per_class_positives(data) -> None:  # type: ignore[no-untyped-def]
+    # n_samples: how many objects were counted; support: the true members of each class.
+    expected, predicted, k = data
+    n = expected.shape[0]
+    assert n >= 3
+    m = MultiFValidation.from_predictions(expected, predicted, k)
+    assert m.confusion.n_samples == n
+    assert m.support.tolist() == np.bincount(expected, minlength=k).tolist()
+    assert m.class_counts.support.tolist() == m.support.tolist()
+    b = BinFValidation.from_predictions(expected == 0, predicted == 0, positive=True)
+    assert b.counts.n_samples == n
+    Y = np.eye(k, dtype=np.uint8)[expected]
+    P = np.eye(k, dtype=np.uint8)[predicted]
+    ml = MultiLabelFValidation.from_predictions(Y, P)
+    assert ml.n_samples == ml.sample_counts.n_samples == n
+    assert ml.support.tolist() == m.support.tolist()
+    for old in ("total",):
+        assert not hasattr(m.confusion, old) and not hasattr(b.counts, old)

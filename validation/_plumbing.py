@@ -81,7 +81,12 @@ def collect_predictions(
 ) -> Any:
     """Run ``predict`` over the observations and return the raw predictions.
 
-    ``batched=False`` calls ``predict`` once per observation (the book's contract);
+    ``n_expected`` is the number of observations, which the caller has already checked
+    against the length of ``expected`` (it is not checked again here); the result holds
+    exactly ``n_expected`` predictions.
+
+    ``batched=False`` calls ``predict`` once per observation (the contract of
+    *Scala for Machine Learning*, Nicolas 2015);
     ``batched=True`` calls it once on all observations and expects one prediction
     per observation back. With ``integer_labels`` each per-observation result must be
     an integer label (checked here, so a wrong ``predict`` fails with a clear message).
@@ -89,7 +94,6 @@ def collect_predictions(
     if not callable(predict):
         raise TypeError(f"predict must be callable, got {type(predict).__name__}")
     obs = observations_array(observations)
-    check_same_length(expected=np.empty(n_expected), observations=obs)
     if batched:
         predicted = predict(obs)
         try:

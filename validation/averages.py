@@ -9,8 +9,11 @@ The averages, each under its own name:
 ``weighted``
     mean of the per-class measure weighted by support (true members per class).
 ``f_macro``
-    F_beta of (macro precision, macro recall): the measure of the dissertation and of
-    the book's MultiFValidation. It is *not* the same as ``macro_f``.
+    F_beta of (macro precision, macro recall): the measure of A. I. Berger's
+    dissertation (*Development of methods for optimizing quality metrics in multi-label
+    classification problems*, 2024, in Russian) and of ``MultiFValidation`` in Patrick
+    R. Nicolas, *Scala for Machine Learning* (Packt, 2015). It is *not* the same as
+    ``macro_f``.
 
 With ``zero_division=nan``, classes whose measure is 0/0 are left out of the macro and
 weighted averages (each measure separately).
@@ -125,17 +128,20 @@ class ClassAverages:
 
     @property
     def precision(self) -> float:
-        """Macro precision (the book's MultiFValidation.precision)."""
+        """Macro precision (``MultiFValidation.precision`` in *Scala for Machine Learning*)."""
         return self.macro_precision
 
     @property
     def recall(self) -> float:
-        """Macro recall (the book reads the precision slot here; we do not)."""
+        """Macro recall.
+
+        *Scala for Machine Learning* (Nicolas, 2015) reads the precision slot here; we do not.
+        """
         return self.macro_recall
 
     @property
     def score(self) -> float:
-        """F-macro, the score the book's MultiFValidation intends."""
+        """F-macro, the score ``MultiFValidation`` of *Scala for Machine Learning* intends."""
         return self.f_macro
 
     def _macro(self, values: NDArray[np.float64]) -> float:

@@ -18,6 +18,7 @@ from fmacro.validation._plumbing import (
     jitted_inputs,
     observations_array,
 )
+from fmacro.validation._values import value_key
 from fmacro.validation.checks import check_beta, check_same_length, check_zero_division
 from fmacro.validation.counts import Counts
 from fmacro.validation.report import format_table, same_settings
@@ -25,9 +26,14 @@ from fmacro.validation.report import format_table, same_settings
 __all__ = ["BinFValidation"]
 
 
-def _binary_counts(expected: Any, predicted: Any, positive: Any) -> Counts:
-    """Count TP/FP/FN/TN; labels must take at most two values, one being ``positive``."""
-    n = check_same_length(expected=expected, predicted=predicted)
+def _binary_counts(expected: Any, predicted: Any, positive: Any, *, n: int | None = None) -> Counts:
+    """Count TP/FP/FN/TN; labels must take at most two values, one being ``positive``.
+
+    ``n`` is the common length when the caller has already checked it (each input is
+    checked once per call); ``None`` checks it here.
+    """
+    if n is None:
+        n = check_same_length(expected=expected, predicted=predicted)
     if n == 0:
         raise ValueError("expected is empty; at least one label is needed")
     if isinstance(positive, (int, np.integer, bool, np.bool_)):
@@ -69,7 +75,8 @@ class BinFValidation:
     observations
         The observations ``predict`` is applied to (array, list, pandas object).
     predict
-        ``observation -> label`` (as in *Scala for Machine Learning*), or with
+        ``observation -> label`` (as in Patrick R. Nicolas, *Scala for Machine Learning*,
+        Packt, 2015), or with
         ``batched=True`` ``observations -> labels``. A numba ``@njit`` function runs
         inside the compiled counting loop (observations must then be a numpy array).
     positive
@@ -93,9 +100,9 @@ class BinFValidation:
     """
 
     counts: Counts
-    positive: Any = 1
+    positive: Any = attrs.field(default=1, eq=value_key)
     beta: float = 1.0
-    zero_division: float = 0.0
+    zero_division: float = attrs.field(default=0.0, eq=value_key)
 
     def __init__(
         self,
@@ -114,8 +121,10 @@ class BinFValidation:
             counts = _count_with_jitted(predict, expected, observations, positive)
         else:
             n = check_same_length(expected=expected, observations=observations_array(observations))
+            # collect_predictions returns exactly n predictions (or raises), so the
+            # length of expected is checked once, here, against the observations.
             predicted = collect_predictions(predict, observations, n, batched=batched)
-            counts = _binary_counts(expected, predicted, positive)
+            counts = _binary_counts(expected, predicted, positive, n=n)
         self.__attrs_init__(counts, positive, beta, zero_division)
 
     @classmethod
@@ -159,8 +168,9 @@ class BinFValidation:
     def using(cls, predict: Callable[..., Any], **options: Any) -> Callable[..., BinFValidation]:
         """Curried constructor: ``BinFValidation.using(predict)(expected, observations)``.
 
-        Mirrors the book's ``new BinFValidation(expected, xt)(predict)`` so a validator can
-        be built once and applied to many data sets, e.g. in a ``toolz.pipe``.
+        Mirrors ``new BinFValidation(expected, xt)(predict)`` of *Scala for Machine
+        Learning* (Nicolas, 2015) so a validator can be built once and applied to many
+        data sets, e.g. in a ``toolz.pipe``.
         """
         return cast(Callable[..., BinFValidation], toolz.curry(cls, predict=predict, **options))
 
@@ -207,7 +217,7 @@ class BinFValidation:
 
     @property
     def score(self) -> float:
-        """The F_beta score (the book's default score)."""
+        """The F_beta score (the default score in *Scala for Machine Learning*)."""
         return self.f_beta
 
     def __add__(self, other: object) -> BinFValidation:

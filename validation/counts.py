@@ -1,5 +1,7 @@
 """Counts form a monoid: ``zero()`` is the identity and ``+`` pools.
 
+Every count class is a frozen value: equal (and of equal hash) when its counts are.
+
 Pooling folds, chunks or validators is adding their counts; every measure is then a
 pure function of the pooled counts (see :mod:`validation.measures`).
 """
@@ -11,6 +13,8 @@ from typing import Any
 import attrs
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
+
+from fmacro.validation._values import value_key
 
 __all__ = ["ClassCounts", "ConfusionMatrix", "Counts", "frozen_array"]
 
@@ -71,8 +75,8 @@ class Counts:
         return NotImplemented
 
     @property
-    def total(self) -> int:
-        """Number of observations counted."""
+    def n_samples(self) -> int:
+        """Number of samples counted (TP + FP + FN + TN)."""
         return self.tp + self.fp + self.fn + self.tn
 
 
@@ -87,7 +91,7 @@ def _frozen_int_vector(value: ArrayLike) -> NDArray[np.int64]:
     return frozen_array(arr, np.int64)
 
 
-@attrs.frozen(eq=False)
+@attrs.frozen
 class ClassCounts:
     """One-vs-rest counts per class (multiclass) or per label (multi-label).
 
@@ -100,10 +104,10 @@ class ClassCounts:
     ([50, 22, 4], [9, 7, 8], [10, 8, 6])
     """
 
-    tp: NDArray[np.int64] = attrs.field(converter=_frozen_int_vector)
-    fp: NDArray[np.int64] = attrs.field(converter=_frozen_int_vector)
-    fn: NDArray[np.int64] = attrs.field(converter=_frozen_int_vector)
-    tn: NDArray[np.int64] = attrs.field(converter=_frozen_int_vector)
+    tp: NDArray[np.int64] = attrs.field(converter=_frozen_int_vector, eq=value_key)
+    fp: NDArray[np.int64] = attrs.field(converter=_frozen_int_vector, eq=value_key)
+    fn: NDArray[np.int64] = attrs.field(converter=_frozen_int_vector, eq=value_key)
+    tn: NDArray[np.int64] = attrs.field(converter=_frozen_int_vector, eq=value_key)
 
     def __attrs_post_init__(self) -> None:
         sizes = {self.tp.size, self.fp.size, self.fn.size, self.tn.size}
@@ -122,7 +126,7 @@ class ClassCounts:
 
     @property
     def support(self) -> NDArray[np.int64]:
-        """Number of true members of each class (TP + FN)."""
+        """Per-class positives: the true members of each class (TP + FN)."""
         return frozen_array(self.tp + self.fn, np.int64)
 
     def pooled(self) -> Counts:
@@ -143,15 +147,6 @@ class ClassCounts:
             self.tp + other.tp, self.fp + other.fp, self.fn + other.fn, self.tn + other.tn
         )
 
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, ClassCounts):
-            return NotImplemented
-        return all(
-            np.array_equal(getattr(self, f), getattr(other, f)) for f in ("tp", "fp", "fn", "tn")
-        )
-
-    __hash__ = None  # type: ignore[assignment]
-
 
 def _frozen_square(value: ArrayLike) -> NDArray[np.int64]:
     arr = np.asarray(value)
@@ -164,7 +159,7 @@ def _frozen_square(value: ArrayLike) -> NDArray[np.int64]:
     return frozen_array(arr, np.int64)
 
 
-@attrs.frozen(eq=False)
+@attrs.frozen
 class ConfusionMatrix:
     """Square count matrix: **rows = expected class, columns = predicted class**.
 
@@ -174,13 +169,13 @@ class ConfusionMatrix:
     Examples
     --------
     >>> cm = ConfusionMatrix([[50, 5, 5], [5, 22, 3], [4, 2, 4]])
-    >>> cm.total
+    >>> cm.n_samples
     100
     >>> (cm + cm).matrix[0, 0]
     np.int64(100)
     """
 
-    matrix: NDArray[np.int64] = attrs.field(converter=_frozen_square)
+    matrix: NDArray[np.int64] = attrs.field(converter=_frozen_square, eq=value_key)
 
     @classmethod
     def zero(cls, n_classes: int) -> ConfusionMatrix:
@@ -191,7 +186,8 @@ class ConfusionMatrix:
         return int(self.matrix.shape[0])
 
     @property
-    def total(self) -> int:
+    def n_samples(self) -> int:
+        """Number of samples counted (the sum of the matrix)."""
         return int(self.matrix.sum())
 
     def class_counts(self) -> ClassCounts:
@@ -199,7 +195,7 @@ class ConfusionMatrix:
         tp = np.diag(self.matrix)
         fp = self.matrix.sum(axis=0) - tp
         fn = self.matrix.sum(axis=1) - tp
-        tn = self.total - tp - fp - fn
+        tn = self.n_samples - tp - fp - fn
         return ClassCounts(tp, fp, fn, tn)
 
     def __add__(self, other: object) -> ConfusionMatrix:
@@ -210,10 +206,3 @@ class ConfusionMatrix:
                 f"cannot add confusion matrices of {self.n_classes} and {other.n_classes} classes"
             )
         return ConfusionMatrix(self.matrix + other.matrix)
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, ConfusionMatrix):
-            return NotImplemented
-        return np.array_equal(self.matrix, other.matrix)
-
-    __hash__ = None  # type: ignore[assignment]

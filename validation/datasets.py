@@ -10,14 +10,22 @@ nominal becomes the index of its value in the declared list.
 
 Where the data live
 -------------------
-:func:`load_dataset` looks in, in order: ``$FMACRO_DATA``, the copies bundled with
-fmacro (Corel5k, emotions), ``../shared/data`` next to the current directory or next to the
-source checkout. :func:`data_dir` says which directory holds a dataset.
+Never relative to the working directory. :func:`load_dataset` reads a dataset from
+
+* the folder given as ``path=``, and only there, when it is given; otherwise
+* the folder named by the environment variable ``FMACRO_DATA``, when it is set, then
+* the copies bundled with fmacro (Corel5k and emotions, package data read through
+  :mod:`importlib.resources`).
+
+A folder holds either the dataset's files directly or a subfolder per dataset
+(``<folder>/yeast/yeast-train.arff.gz``, as the Mulan archives unpack).
+:func:`data_dir` says which directory holds a dataset.
 """
 
 from __future__ import annotations
 
 import gzip
+import importlib.resources
 import os
 import re
 from collections.abc import Iterable, Iterator
@@ -28,7 +36,17 @@ import attrs
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["DATASETS", "ArffData", "data_dir", "load_dataset", "read_arff"]
+from fmacro.validation._values import value_key
+
+__all__ = [
+    "DATASETS",
+    "DATA_ENV",
+    "ArffData",
+    "data_dir",
+    "load_arff_data",
+    "load_dataset",
+    "read_arff",
+]
 
 #: Known datasets: key -> (folder, {split: file name}, xml file name).
 DATASETS: dict[str, tuple[str, dict[str, str], str]] = {
@@ -102,7 +120,8 @@ DATASETS: dict[str, tuple[str, dict[str, str], str]] = {
     ),
 }
 
-_BUNDLED = Path(__file__).resolve().parent / "data"
+#: Environment variable naming a folder of datasets (see the module docstring).
+DATA_ENV = "FMACRO_DATA"
 
 
 @attrs.frozen
@@ -118,8 +137,8 @@ class ArffData:
         The ARFF ``@relation`` name.
     """
 
-    X: Any
-    Y: Any
+    X: Any = attrs.field(eq=value_key)
+    Y: Any = attrs.field(eq=value_key)
     feature_names: tuple[str, ...]
     label_names: tuple[str, ...]
     relation: str
@@ -309,29 +328,42 @@ def _assemble(
     return ArffData(X, Y, names[:n_features], names[n_features:], relation)
 
 
-def _candidate_roots() -> list[Path]:
+def _bundled_root() -> Path:
+    """The package-data folder of fmacro.validation, wherever fmacro is installed."""
+    return Path(str(importlib.resources.files("fmacro.validation").joinpath("data")))
+
+
+def _candidate_roots(path: str | os.PathLike[str] | None) -> list[Path]:
+    if path is not None:
+        return [Path(path)]
     roots = []
-    env = os.environ.get("FMACRO_DATA")
+    env = os.environ.get(DATA_ENV)
     if env:
         roots.append(Path(env))
-    roots.append(_BUNDLED)
-    roots.append(Path.cwd() / ".." / "shared" / "data")
-    roots.append(Path(__file__).resolve().parents[2] / "shared" / "data")
+    roots.append(_bundled_root())
     return roots
 
 
-def data_dir(name: str) -> Path:
-    """Return the directory that holds dataset ``name`` (see the module docstring)."""
+def data_dir(name: str, path: str | os.PathLike[str] | None = None) -> Path:
+    """Return the directory that holds dataset ``name`` (see the module docstring).
+
+    ``path`` is a folder to search instead of ``$FMACRO_DATA`` and the bundled copies.
+    """
     if name not in DATASETS:
         raise ValueError(f"name must be one of {sorted(DATASETS)}, got {name!r}")
     folder, files, _ = DATASETS[name]
     first = next(iter(files.values()))
-    for root in _candidate_roots():
+    roots = _candidate_roots(path)
+    for root in roots:
         for candidate in (root / folder, root):
             if (candidate / first).is_file():
                 return candidate
+    searched = ", ".join(str(r) for r in roots)
+    bundled = "corel5k and emotions are bundled; " if path is None else ""
     raise FileNotFoundError(
-        f"dataset {name!r} not found; set FMACRO_DATA to the folder holding {folder}/{first}"
+        f"dataset {name!r} not found (searched {searched}); {bundled}point at the folder "
+        f"holding {folder}/{first} (or {first} itself) with load_dataset({name!r}, "
+        f"path=...) or the environment variable {DATA_ENV}"
     )
 
 
@@ -340,6 +372,7 @@ def load_dataset(
     split: Literal["train", "test", "all"] = "train",
     *,
     sparse: bool = False,
+    path: str | os.PathLike[str] | None = None,
 ) -> tuple[Any, Any]:
     """Load a Mulan dataset as ``(X, Y)``.
 
@@ -352,6 +385,10 @@ def load_dataset(
         or the single file of a dataset without an official split).
     sparse
         Return scipy CSR matrices instead of dense arrays.
+    path
+        Folder holding the dataset (its files, or a subfolder named after it). Without
+        it, ``$FMACRO_DATA`` and then the bundled copies are searched; the working
+        directory never is.
 
     Returns
     -------
@@ -363,15 +400,19 @@ def load_dataset(
     >>> X.shape, Y.shape
     ((500, 499), (500, 374))
     """
-    data = load_arff_data(name, split, sparse=sparse)
+    data = load_arff_data(name, split, sparse=sparse, path=path)
     return data.X, data.Y
 
 
 def load_arff_data(
-    name: str, split: Literal["train", "test", "all"] = "train", *, sparse: bool = False
+    name: str,
+    split: Literal["train", "test", "all"] = "train",
+    *,
+    sparse: bool = False,
+    path: str | os.PathLike[str] | None = None,
 ) -> ArffData:
     """Like :func:`load_dataset` but return the :class:`ArffData` with names."""
-    folder_path = data_dir(name)
+    folder_path = data_dir(name, path)
     _, files, xml = DATASETS[name]
     n_labels = _label_count_from_xml(folder_path / xml)
     if split in files:

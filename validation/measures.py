@@ -6,8 +6,9 @@ The 0/0 convention
 ------------------
 A ratio whose denominator is 0 (precision with no predicted positives, recall of a
 class that never occurs, ...) takes the value ``zero_division``: 0.0 (the default,
-as in the lecture notes and scikit-learn), 1.0, or ``nan``. With ``nan`` the
-undefined classes are left out of macro averages (:func:`mean_defined`).
+as in scikit-learn and in the lecture notes *Evaluating Classifiers and Tuning
+Parameters*, lecture "Evaluation Criteria for Data Classification"), 1.0, or ``nan``.
+With ``nan`` the undefined classes are left out of macro averages (:func:`mean_defined`).
 
 F_beta weights recall ``beta`` times as much as precision: ``beta > 1`` favours
 recall, ``beta < 1`` favours precision.

@@ -18,6 +18,7 @@ from fmacro.validation._plumbing import (
     jitted_inputs,
     observations_array,
 )
+from fmacro.validation._values import value_key
 from fmacro.validation.averages import ClassAverages
 from fmacro.validation.checks import (
     as_label_vector,
@@ -66,12 +67,19 @@ def _codes(x: Any, name: str, labels: tuple[Hashable, ...], identity: bool) -> A
 
 
 def _count(
-    expected: Any, predicted: Any, labels: tuple[Hashable, ...], identity: bool
+    expected: Any,
+    predicted: Any,
+    labels: tuple[Hashable, ...],
+    identity: bool,
+    *,
+    n: int | None = None,
 ) -> ConfusionMatrix:
+    """Confusion matrix of two label vectors; ``n`` is their length if already checked."""
     for name, x in (("expected", expected), ("predicted", predicted)):
         if is_sparse(x):
             raise TypeError(f"{name} must be a 1-D sequence of labels, got a sparse matrix")
-    check_same_length(expected=expected, predicted=predicted)
+    if n is None:
+        check_same_length(expected=expected, predicted=predicted)
     e = _codes(expected, "expected", labels, identity)
     p = _codes(predicted, "predicted", labels, identity)
     k = len(labels)
@@ -88,7 +96,7 @@ def _count(
 
 
 def _infer_classes(expected: Any, predicted: Any) -> tuple[Hashable, ...]:
-    check_same_length(expected=expected, predicted=predicted)
+    """Sorted distinct labels of two label vectors whose lengths the caller checked."""
     e, p = np.asarray(expected), np.asarray(predicted)
     if e.size == 0:
         raise ValueError("expected is empty; at least one label is needed")
@@ -135,9 +143,9 @@ class MultiFValidation(ClassAverages):
     """
 
     confusion: ConfusionMatrix
-    classes: tuple[Hashable, ...]
+    classes: tuple[Hashable, ...] = attrs.field(eq=value_key)
     beta: float = 1.0
-    zero_division: float = 0.0
+    zero_division: float = attrs.field(default=0.0, eq=value_key)
 
     def __init__(
         self,
@@ -164,7 +172,7 @@ class MultiFValidation(ClassAverages):
             predicted = collect_predictions(
                 predict, observations, n, batched=batched, integer_labels=identity
             )
-            confusion = _count(expected, predicted, labels, identity)
+            confusion = _count(expected, predicted, labels, identity, n=n)
         self.__attrs_init__(confusion, labels, beta, zero_division)
 
     @classmethod
@@ -182,11 +190,13 @@ class MultiFValidation(ClassAverages):
         ``classes=None`` takes the sorted distinct labels of ``expected`` and ``predicted``;
         pass ``classes`` to include classes that never occur or to fix the order.
         """
+        n = None
         if classes is None:
+            n = check_same_length(expected=expected, predicted=predicted)
             labels, identity = resolve_classes(_infer_classes(expected, predicted))
         else:
             labels, identity = resolve_classes(classes)
-        confusion = _count(expected, predicted, labels, identity)
+        confusion = _count(expected, predicted, labels, identity, n=n)
         return cls.from_confusion(confusion, labels, beta=beta, zero_division=zero_division)
 
     @classmethod

@@ -18,6 +18,7 @@ from fmacro.validation._plumbing import (
     jitted_observations,
     observations_array,
 )
+from fmacro.validation._values import value_key
 from fmacro.validation.averages import ClassAverages
 from fmacro.validation.checks import check_beta, check_same_length, check_zero_division, is_sparse
 from fmacro.validation.counts import ClassCounts, frozen_array
@@ -31,7 +32,7 @@ def _frozen_counts(values: Any) -> NDArray[np.int64]:
     return frozen_array(values, np.int64)
 
 
-@attrs.frozen(eq=False)
+@attrs.frozen
 class SampleCounts:
     """Per-example counts: true positives, true labels and predicted labels of each row.
 
@@ -39,9 +40,9 @@ class SampleCounts:
     which concatenates rows.
     """
 
-    tp: NDArray[np.int64] = attrs.field(converter=_frozen_counts)
-    true: NDArray[np.int64] = attrs.field(converter=_frozen_counts)
-    predicted: NDArray[np.int64] = attrs.field(converter=_frozen_counts)
+    tp: NDArray[np.int64] = attrs.field(converter=_frozen_counts, eq=value_key)
+    true: NDArray[np.int64] = attrs.field(converter=_frozen_counts, eq=value_key)
+    predicted: NDArray[np.int64] = attrs.field(converter=_frozen_counts, eq=value_key)
 
     def __add__(self, other: SampleCounts) -> SampleCounts:
         return SampleCounts(
@@ -113,20 +114,26 @@ def _count_with_jitted(
     return _counts_from_kernel(counts, t, None)
 
 
-def _count(y_true: Any, y_pred: Any) -> tuple[ClassCounts, SampleCounts]:
-    check_same_length(Y_true=y_true, Y_pred=y_pred)
-    if is_sparse(y_true) and is_sparse(y_pred):
-        t = _indicator_csr(y_true)
-        p = _indicator_csr(y_pred)
+def _count(
+    expected: Any, predicted: Any, *, n: int | None = None
+) -> tuple[ClassCounts, SampleCounts]:
+    """Counts of two indicator matrices; ``n`` is their row count if already checked."""
+    if n is None:
+        check_same_length(expected=expected, predicted=predicted)
+    if is_sparse(expected) and is_sparse(predicted):
+        t = _indicator_csr(expected)
+        p = _indicator_csr(predicted)
         kernel = _kernels.multilabel_counts_csr
     else:
-        t = _indicator_dense(y_true.toarray() if is_sparse(y_true) else y_true, "Y_true")
-        p = _indicator_dense(y_pred.toarray() if is_sparse(y_pred) else y_pred, "Y_pred")
+        t = _indicator_dense(expected.toarray() if is_sparse(expected) else expected, "expected")
+        p = _indicator_dense(
+            predicted.toarray() if is_sparse(predicted) else predicted, "predicted"
+        )
         kernel = _kernels.multilabel_counts_dense
     if t.shape != p.shape:
-        raise ValueError(f"Y_true has shape {t.shape} but Y_pred has shape {p.shape}")
+        raise ValueError(f"expected has shape {t.shape} but predicted has shape {p.shape}")
     if t.shape[0] == 0 or t.shape[1] == 0:
-        raise ValueError(f"Y_true is empty (shape {t.shape})")
+        raise ValueError(f"expected is empty (shape {t.shape})")
     return _counts_from_kernel(kernel(t, p), t, p)
 
 
@@ -136,10 +143,10 @@ def _counts_from_kernel(
     """Check a kernel's bad-entry counts, then turn its raw counts into count objects."""
     if c.bad_index:
         raise ValueError(
-            f"Y_true or Y_pred has {c.bad_index} column indices outside 0..{t.shape[1] - 1}; "
+            f"expected or predicted has {c.bad_index} column indices outside 0..{t.shape[1] - 1}; "
             "the CSR matrix is malformed"
         )
-    for name, y, n_bad in (("Y_true", t, c.bad_true), ("Y_pred", p, c.bad_pred)):
+    for name, y, n_bad in (("expected", t, c.bad_true), ("predicted", p, c.bad_pred)):
         if n_bad:
             raise _bad_values(y, name, n_bad)
     n = t.shape[0]
@@ -184,9 +191,9 @@ class MultiLabelFValidation(ClassAverages):
 
     class_counts: ClassCounts
     sample_counts: SampleCounts
-    labels: tuple[Hashable, ...] | None = None
+    labels: tuple[Hashable, ...] | None = attrs.field(default=None, eq=value_key)
     beta: float = 1.0
-    zero_division: float = 0.0
+    zero_division: float = attrs.field(default=0.0, eq=value_key)
 
     def __init__(
         self,
@@ -217,7 +224,7 @@ class MultiLabelFValidation(ClassAverages):
                         "predict must return an indicator row (a 1-D 0/1 sequence of length "
                         f"L) for each observation; got results of shape {predicted.shape}"
                     )
-            class_counts, sample_counts = _count(expected, predicted)
+            class_counts, sample_counts = _count(expected, predicted, n=n)
         self.__attrs_init__(
             class_counts, sample_counts, _labels(labels, class_counts), beta, zero_division
         )
@@ -225,15 +232,19 @@ class MultiLabelFValidation(ClassAverages):
     @classmethod
     def from_predictions(
         cls,
-        Y_true: Any,
-        Y_pred: Any,
+        expected: Any,
+        predicted: Any,
         *,
         labels: Sequence[Hashable] | None = None,
         beta: float = 1.0,
         zero_division: float = 0.0,
     ) -> MultiLabelFValidation:
-        """Validation of given indicator matrices (numpy bool/int, pandas, or scipy CSR)."""
-        class_counts, sample_counts = _count(Y_true, Y_pred)
+        """Validation of given (N, L) 0/1 indicator matrices (numpy, pandas or scipy.sparse).
+
+        ``expected`` holds the true labels of each row, ``predicted`` the predicted ones,
+        as in the other validations' ``from_predictions(expected, predicted)``.
+        """
+        class_counts, sample_counts = _count(expected, predicted)
         obj = cls.__new__(cls)
         obj.__attrs_init__(
             class_counts,
@@ -248,7 +259,7 @@ class MultiLabelFValidation(ClassAverages):
     def using(
         cls, predict: Callable[..., Any], **options: Any
     ) -> Callable[..., MultiLabelFValidation]:
-        """Curried constructor: ``MultiLabelFValidation.using(predict)(Y, observations)``."""
+        """Curried constructor: ``MultiLabelFValidation.using(predict)(expected, observations)``."""
         return cast(
             Callable[..., MultiLabelFValidation], toolz.curry(cls, predict=predict, **options)
         )

@@ -44,10 +44,10 @@ def counts(max_count: int = 10_000) -> st.SearchStrategy[Counts]:
 
 @st.composite
 def binary_labels(
-    draw: st.DrawFn, min_size: int = 1, max_size: int = 200
+    draw: st.DrawFn, min_samples: int = 1, max_samples: int = 200
 ) -> tuple[np.ndarray, np.ndarray]:
     """``(expected, predicted)`` 0/1 int vectors of equal length (all-0 and all-1 included)."""
-    n = draw(st.integers(min_size, max_size))
+    n = draw(st.integers(min_samples, max_samples))
     bits = hnp.arrays(np.int64, n, elements=st.integers(0, 1))
     return draw(bits), draw(bits)
 
@@ -57,8 +57,8 @@ def multiclass_labels(
     draw: st.DrawFn,
     min_classes: int = 2,
     max_classes: int = 8,
-    min_size: int = 1,
-    max_size: int = 200,
+    min_samples: int = 1,
+    max_samples: int = 200,
     absent_classes: bool = True,
 ) -> tuple[np.ndarray, np.ndarray, int]:
     """``(expected, predicted, k)``: int labels in ``0..k-1``.
@@ -67,7 +67,7 @@ def multiclass_labels(
     the case where averaging conventions differ most.
     """
     k = draw(st.integers(min_classes, max_classes))
-    n = draw(st.integers(max(min_size, 0 if absent_classes else k), max(max_size, k)))
+    n = draw(st.integers(max(min_samples, 0 if absent_classes else k), max(max_samples, k)))
     # Labels drawn from the first `used` classes: classes used..k-1 never occur.
     used = draw(st.integers(1, k)) if absent_classes else k
     labels = hnp.arrays(np.int64, n, elements=st.integers(0, used - 1))
@@ -85,7 +85,9 @@ def multilabel_indicators(
     max_labels: int = 12,
     sparse: bool = False,
 ) -> tuple[Any, Any]:
-    """``(Y_true, Y_pred)`` (samples, labels) 0/1 matrices; CSR if ``sparse`` (needs scipy).
+    """``(expected, predicted)``: (n_samples, n_labels) 0/1 matrices; CSR if ``sparse``.
+
+    ``sparse=True`` needs scipy.
 
     Rows without labels and labels without members occur.
     """
@@ -112,7 +114,7 @@ def score_matrices(
     max_classes: int = 6,
     ties: bool = True,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """``(scores, labels)``: an (N, n) float score matrix and its 0/1 label matrix.
+    """``(scores, labels)``: (n_samples, n_classes) float scores and their 0/1 labels.
 
     With ``ties`` scores come from a few distinct values, so equal scores are common;
     every class has at least one positive.
