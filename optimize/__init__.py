@@ -17,6 +17,7 @@ from optimize.brute_force import brute_force, brute_force_exact
 from optimize.coordinate import coordinate_ascent, per_class_cuts
 from optimize.domain import domain
 from optimize.evaluation import MacroEvaluation, evaluate_thresholds, f_macro
+from optimize.exact import exact
 from optimize.fixed_point import argv_curve, fixed_point
 from optimize.hull import ClassHulls, Sweep, class_hulls, edge_sweep
 from optimize.io import read_ranked_lists
@@ -46,6 +47,7 @@ __all__ = [
     "edge_sweep",
     "evaluate_cuts",
     "evaluate_thresholds",
+    "exact",
     "f_macro",
     "fixed_point",
     "global_threshold",
