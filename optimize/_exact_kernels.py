@@ -11,7 +11,14 @@ import numba
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["class_pareto", "merge_chunk", "neumaier_sum", "reduce_points", "support"]
+__all__ = [
+    "class_pareto",
+    "merge_chunk",
+    "neumaier_sum",
+    "pareto_indices",
+    "reduce_points",
+    "support",
+]
 
 
 @numba.njit(cache=True)
@@ -158,6 +165,12 @@ def merge_chunk(
     """
     m = xp.size
     g = ga.size
+    # class points by decreasing value under direction 0: for each parent the children
+    # passing direction 0 form a prefix of this order
+    v0 = ga[0] * xp + gc[0] * xr
+    order = np.argsort(-v0)
+    # the prefix test is a rearranged sum: allow it a few ulps of rounding
+    slack0 = 1e-13 * (abs(target) + abs(base[0]) + 1.0)
     cap = (hi - lo) * m
     out_p = np.empty(cap)
     out_r = np.empty(cap)
@@ -167,7 +180,11 @@ def merge_chunk(
     for a in range(lo, hi):
         ap = front_p[a]
         ar = front_r[a]
-        for t in range(m):
+        need0 = target - base[0] - (ga[0] * ap + gc[0] * ar)
+        for q in range(m):
+            t = order[q]
+            if v0[t] < need0 - slack0:
+                break
             sp = ap + xp[t]
             sr = ar + xr[t]
             ok = True
@@ -182,3 +199,31 @@ def merge_chunk(
                 cho[c] = t
                 c += 1
     return out_p[:c].copy(), out_r[:c].copy(), par[:c].copy(), cho[:c].copy()
+
+
+@numba.njit(cache=True)
+def pareto_indices(sp: NDArray[np.float64], sr: NDArray[np.float64]) -> NDArray[np.int64]:
+    """Indices of the points no other point weakly dominates (one kept per duplicate).
+
+    Output is sorted by decreasing ``sp`` (so increasing ``sr``).
+    """
+    n = sp.size
+    order = np.argsort(-sp)
+    keep = np.empty(n, dtype=np.int64)
+    k = 0
+    best_r = -np.inf
+    q = 0
+    while q < n:
+        # a group of equal sp: its point of largest sr is the only candidate
+        e = q
+        top = order[q]
+        while e + 1 < n and sp[order[e + 1]] == sp[order[q]]:
+            e += 1
+            if sr[order[e]] > sr[top]:
+                top = order[e]
+        if sr[top] > best_r:
+            keep[k] = top
+            k += 1
+            best_r = sr[top]
+        q = e + 1
+    return keep[:k].copy()

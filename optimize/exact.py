@@ -54,6 +54,7 @@ from optimize._exact_kernels import (
     class_pareto,
     merge_chunk,
     neumaier_sum,
+    pareto_indices,
     reduce_points,
     support,
 )
@@ -168,16 +169,6 @@ def _reduce(
             )
         if killed == 0:
             break
-
-
-def _pareto(sp: NDArray[np.float64], sr: NDArray[np.float64]) -> NDArray[np.int64]:
-    """Indices of the points not weakly dominated by an earlier-sorted one."""
-    if sp.size == 0:
-        return np.zeros(0, dtype=np.int64)
-    order = np.lexsort((-sr, -sp))
-    r_sorted = sr[order]
-    prev_max = np.concatenate(([-np.inf], np.maximum.accumulate(r_sorted)[:-1]))
-    return np.asarray(order[r_sorted > prev_max], dtype=np.int64)
 
 
 def _exact_f(points: ClassPoints, cuts: NDArray[np.int64], b2: Fraction) -> Fraction:
@@ -327,11 +318,11 @@ def _run(state: _Search) -> tuple[bool, float, list[NDArray[np.int64]]]:
             cp, cr, par, cho = merge_chunk(
                 front_p, front_r, lo, hi, xp, xr, ga, gc, base, state.target - state.margin
             )
-            keep = _pareto(cp, cr)
+            keep = pareto_indices(cp, cr)
             parts.append((cp[keep], cr[keep], par[keep], live[cho[keep]]))
         cp = np.concatenate([x[0] for x in parts])
         cr = np.concatenate([x[1] for x in parts])
-        keep = _pareto(cp, cr)
+        keep = pareto_indices(cp, cr)
         front_p, front_r = cp[keep], cr[keep]
         history.append(
             (
