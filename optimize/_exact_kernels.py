@@ -14,8 +14,8 @@ from numpy.typing import NDArray
 __all__ = [
     "class_pareto",
     "merge_chunk",
+    "merge_staircases",
     "neumaier_sum",
-    "pareto_indices",
     "reduce_points",
     "support",
 ]
@@ -157,73 +157,114 @@ def merge_chunk(
     base: NDArray[np.float64],
     target: float,
 ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.int64], NDArray[np.int64]]:
-    """Children ``a + x`` of front points ``lo:hi`` and class points ``x`` that pass every bound.
+    """Pareto front of the children ``a + x`` (front points ``lo:hi``, class points ``x``).
 
-    A child survives when ``base[i] + ga[i] * P + gc[i] * R >= target`` for every
+    A child is kept only when ``base[i] + ga[i] * P + gc[i] * R >= target`` for every
     direction ``i`` (``base`` holds the fixed offset and the remaining classes'
-    support values). Returns the children's sums, parent indices and point indices.
+    support values) and no other kept child weakly dominates it. ``front`` must be a
+    staircase (strictly decreasing P, increasing R): the children of one class point
+    are then a staircase too, and the staircases are merged pairwise in linear
+    passes. Returns the children's sums (decreasing P), parent and point indices.
     """
     m = xp.size
     g = ga.size
-    # class points by decreasing value under direction 0: for each parent the children
-    # passing direction 0 form a prefix of this order
-    v0 = ga[0] * xp + gc[0] * xr
-    order = np.argsort(-v0)
-    # the prefix test is a rearranged sum: allow it a few ulps of rounding
-    slack0 = 1e-13 * (abs(target) + abs(base[0]) + 1.0)
     cap = (hi - lo) * m
     out_p = np.empty(cap)
     out_r = np.empty(cap)
     par = np.empty(cap, dtype=np.int64)
     cho = np.empty(cap, dtype=np.int64)
-    c = 0
+    seg = np.zeros(m + 1, dtype=np.int64)
+    # slack of every parent under every direction: a child passes direction i iff
+    # its point's value reaches -slack
+    va = np.empty((hi - lo, g))
     for a in range(lo, hi):
-        ap = front_p[a]
-        ar = front_r[a]
-        need0 = target - base[0] - (ga[0] * ap + gc[0] * ar)
-        for q in range(m):
-            t = order[q]
-            if v0[t] < need0 - slack0:
-                break
-            sp = ap + xp[t]
-            sr = ar + xr[t]
+        for i in range(g):
+            va[a - lo, i] = base[i] + ga[i] * front_p[a] + gc[i] * front_r[a] - target
+    c = 0
+    for t in range(m):
+        x0 = xp[t]
+        x1 = xr[t]
+        vx = np.empty(g)
+        for i in range(g):
+            vx[i] = ga[i] * x0 + gc[i] * x1
+        for a in range(lo, hi):
             ok = True
             for i in range(g):
-                if base[i] + ga[i] * sp + gc[i] * sr < target:
+                if va[a - lo, i] + vx[i] < 0.0:
                     ok = False
                     break
             if ok:
-                out_p[c] = sp
-                out_r[c] = sr
+                out_p[c] = front_p[a] + x0
+                out_r[c] = front_r[a] + x1
                 par[c] = a
                 cho[c] = t
                 c += 1
-    return out_p[:c].copy(), out_r[:c].copy(), par[:c].copy(), cho[:c].copy()
+        seg[t + 1] = c
+    return merge_staircases(out_p[:c], out_r[:c], par[:c], cho[:c], seg)
 
 
 @numba.njit(cache=True)
-def pareto_indices(sp: NDArray[np.float64], sr: NDArray[np.float64]) -> NDArray[np.int64]:
-    """Indices of the points no other point weakly dominates (one kept per duplicate).
+def merge_staircases(
+    sp: NDArray[np.float64],
+    sr: NDArray[np.float64],
+    par: NDArray[np.int64],
+    cho: NDArray[np.int64],
+    seg: NDArray[np.int64],
+) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.int64], NDArray[np.int64]]:
+    """The Pareto front of the union of staircases ``seg[s]:seg[s + 1]`` (each by decreasing P).
 
-    Output is sorted by decreasing ``sp`` (so increasing ``sr``).
+    Pairwise linear merges (a tournament): O(total x log(number of staircases)). A
+    point is dropped when another has P and R at least as large (one kept of equal
+    points). Returns the front by decreasing P with its parent and point indices.
     """
-    n = sp.size
-    order = np.argsort(-sp)
-    keep = np.empty(n, dtype=np.int64)
-    k = 0
-    best_r = -np.inf
-    q = 0
-    while q < n:
-        # a group of equal sp: its point of largest sr is the only candidate
-        e = q
-        top = order[q]
-        while e + 1 < n and sp[order[e + 1]] == sp[order[q]]:
-            e += 1
-            if sr[order[e]] > sr[top]:
-                top = order[e]
-        if sr[top] > best_r:
-            keep[k] = top
-            k += 1
-            best_r = sr[top]
-        q = e + 1
-    return keep[:k].copy()
+    p = sp.copy()
+    r = sr.copy()
+    pa = par.copy()
+    ch = cho.copy()
+    bounds = seg.copy()
+    while bounds.size > 2:
+        n_seg = bounds.size - 1
+        n_new = (n_seg + 1) // 2
+        np_ = np.empty(p.size)
+        nr = np.empty(p.size)
+        npa = np.empty(p.size, dtype=np.int64)
+        nch = np.empty(p.size, dtype=np.int64)
+        nb = np.zeros(n_new + 1, dtype=np.int64)
+        c = 0
+        for s in range(n_new):
+            i = bounds[2 * s]
+            i_end = bounds[2 * s + 1]
+            if 2 * s + 2 <= n_seg:
+                j = bounds[2 * s + 1]
+                j_end = bounds[2 * s + 2]
+            else:
+                j = i_end
+                j_end = i_end
+            best_r = -np.inf
+            while i < i_end or j < j_end:
+                if j >= j_end:
+                    take = i
+                    i += 1
+                elif i >= i_end:
+                    take = j
+                    j += 1
+                elif p[i] > p[j] or (p[i] == p[j] and r[i] >= r[j]):
+                    take = i
+                    i += 1
+                else:
+                    take = j
+                    j += 1
+                if r[take] > best_r:
+                    best_r = r[take]
+                    np_[c] = p[take]
+                    nr[c] = r[take]
+                    npa[c] = pa[take]
+                    nch[c] = ch[take]
+                    c += 1
+            nb[s + 1] = c
+        p = np_[:c]
+        r = nr[:c]
+        pa = npa[:c]
+        ch = nch[:c]
+        bounds = nb
+    return p.copy(), r.copy(), pa.copy(), ch.copy()

@@ -53,8 +53,8 @@ from numpy.typing import NDArray
 from optimize._exact_kernels import (
     class_pareto,
     merge_chunk,
+    merge_staircases,
     neumaier_sum,
-    pareto_indices,
     reduce_points,
     support,
 )
@@ -318,18 +318,11 @@ def _run(state: _Search) -> tuple[bool, float, list[NDArray[np.int64]]]:
             cp, cr, par, cho = merge_chunk(
                 front_p, front_r, lo, hi, xp, xr, ga, gc, base, state.target - state.margin
             )
-            keep = pareto_indices(cp, cr)
-            parts.append((cp[keep], cr[keep], par[keep], live[cho[keep]]))
-        cp = np.concatenate([x[0] for x in parts])
-        cr = np.concatenate([x[1] for x in parts])
-        keep = pareto_indices(cp, cr)
-        front_p, front_r = cp[keep], cr[keep]
-        history.append(
-            (
-                np.concatenate([x[2] for x in parts])[keep],
-                np.concatenate([x[3] for x in parts])[keep],
-            )
-        )
+            parts.append((cp, cr, par, live[cho]))
+        seg = np.concatenate(([0], np.cumsum([x[0].size for x in parts]))).astype(np.int64)
+        all_p, all_r, all_par, all_cho = (np.concatenate([x[i] for x in parts]) for i in range(4))
+        front_p, front_r, parent, chosen = merge_staircases(all_p, all_r, all_par, all_cho, seg)
+        history.append((parent, chosen))
         state.n_nodes += int(front_p.size)
         state.max_front = max(state.max_front, int(front_p.size))
         if front_p.size == 0:
