@@ -240,7 +240,7 @@ def run(args: argparse.Namespace) -> int:
             results.append((result, seconds))
             bar.advance()
     skipped = [m for m in methods if m in _NEED_SCORES and problem.scores is None]
-    rows = []
+    rows: list[dict[str, Any]] = []
     for result, seconds in results:
         rows.append(
             {
@@ -290,7 +290,7 @@ def run(args: argparse.Namespace) -> int:
             r["recall"],
             r["macro_f"],
             r["upper_bound"],
-            _gap_cell(float(r["gap"]), str(r["status"])),
+            _gap_cell(r["gap"], r["status"]),
             f"{r['seconds']:.3f}",
         )
         for r in rows
