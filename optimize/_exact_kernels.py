@@ -156,6 +156,7 @@ def merge_chunk(
     gc: NDArray[np.float64],
     base: NDArray[np.float64],
     target: float,
+    tol: float,
 ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.int64], NDArray[np.int64]]:
     """Pareto front of the children ``a + x`` (front points ``lo:hi``, class points ``x``).
 
@@ -200,7 +201,7 @@ def merge_chunk(
                 cho[c] = t
                 c += 1
         seg[t + 1] = c
-    return merge_staircases(out_p[:c], out_r[:c], par[:c], cho[:c], seg)
+    return merge_staircases(out_p[:c], out_r[:c], par[:c], cho[:c], seg, tol)
 
 
 @numba.njit(cache=True)
@@ -210,12 +211,15 @@ def merge_staircases(
     par: NDArray[np.int64],
     cho: NDArray[np.int64],
     seg: NDArray[np.int64],
+    tol: float,
 ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.int64], NDArray[np.int64]]:
     """The Pareto front of the union of staircases ``seg[s]:seg[s + 1]`` (each by decreasing P).
 
     Pairwise linear merges (a tournament): O(total x log(number of staircases)). A
-    point is dropped when another has P and R at least as large (one kept of equal
-    points). Returns the front by decreasing P with its parent and point indices.
+    point is dropped when an earlier kept one has P at least as large and R at least
+    as large minus ``tol`` (a rounding-level tolerance: sums of the same values
+    added in different orders are one point, not a spurious staircase).
+    Returns the front by decreasing P with its parent and point indices.
     """
     p = sp.copy()
     r = sr.copy()
@@ -254,7 +258,7 @@ def merge_staircases(
                 else:
                     take = j
                     j += 1
-                if r[take] > best_r:
+                if r[take] > best_r + tol:
                     best_r = r[take]
                     np_[c] = p[take]
                     nr[c] = r[take]

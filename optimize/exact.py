@@ -310,18 +310,22 @@ def _run(state: _Search) -> tuple[bool, float, list[NDArray[np.int64]]]:
         xr = np.ascontiguousarray(mc.r[live])
         base = ga * off_p + gc * off_r + rest_sums(level + 1)[0]
         step = max(1, _CHUNK_WORK // max(1, live.size))
+        # rounding of the partial sums (level + 1 additions of values <= 1)
+        tol = 8.0 * _EPS * (level + 2.0) * (level + 1.0)
         parts: list[tuple[NDArray, NDArray, NDArray, NDArray]] = []
         for lo in range(0, front_p.size, step):
             if lo > 0 and state.out_of_time():
                 return False, front_bound(level), []
             hi = min(front_p.size, lo + step)
             cp, cr, par, cho = merge_chunk(
-                front_p, front_r, lo, hi, xp, xr, ga, gc, base, state.target - state.margin
+                front_p, front_r, lo, hi, xp, xr, ga, gc, base, state.target - state.margin, tol
             )
             parts.append((cp, cr, par, live[cho]))
         seg = np.concatenate(([0], np.cumsum([x[0].size for x in parts]))).astype(np.int64)
         all_p, all_r, all_par, all_cho = (np.concatenate([x[i] for x in parts]) for i in range(4))
-        front_p, front_r, parent, chosen = merge_staircases(all_p, all_r, all_par, all_cho, seg)
+        front_p, front_r, parent, chosen = merge_staircases(
+            all_p, all_r, all_par, all_cho, seg, tol
+        )
         history.append((parent, chosen))
         state.n_nodes += int(front_p.size)
         state.max_front = max(state.max_front, int(front_p.size))
