@@ -103,20 +103,48 @@ def _u_of(p: NDArray[np.float64], r: NDArray[np.float64], b2: float) -> NDArray[
         return np.where(den > 0.0, b2 * p / np.where(den > 0.0, den, 1.0), 0.5)
 
 
+def _crossing_u(p0: Any, r0: Any, p1: Any, r1: Any, lb: float, b2: float) -> float:
+    """u where F first reaches ``lb`` walking from (p0, r0) to (p1, r1) (F >= lb there)."""
+    p0, r0, p1, r1 = float(p0), float(r0), float(p1), float(r1)
+    lo, hi = 0.0, 1.0
+    for _ in range(60):
+        mid = 0.5 * (lo + hi)
+        if float(f_beta(p0 + mid * (p1 - p0), r0 + mid * (r1 - r0), b2)) >= lb:
+            hi = mid
+        else:
+            lo = mid
+    pp, rr = p0 + hi * (p1 - p0), r0 + hi * (r1 - r0)
+    return float(_u_of(np.array([pp]), np.array([rr]), b2)[0])
+
+
 def _grid(sweep: Sweep, ub_point: NDArray[np.float64], lb: float, b2: float) -> NDArray:
-    """u of the relaxation optimum first, then a grid over the cap {F >= LB} of conv D."""
+    """Directions to prune with (any u is valid; these are the useful ones).
+
+    u of the relaxation optimum first, then a grid between the directions of the two
+    ends of the cap {F >= LB} of conv D's boundary, then the u of the boundary states
+    just outside the cap.
+    """
     u_star = float(_u_of(np.array([ub_point[0]]), np.array([ub_point[1]]), b2)[0])
-    f_states = f_beta(sweep.P, sweep.R, b2)
+    big_p = np.asarray(sweep.P)
+    big_r = np.asarray(sweep.R)
+    f_states = f_beta(big_p, big_r, b2)
     inside = np.flatnonzero(f_states >= lb)
+    last = big_p.size - 1
+    ends = [u_star]
     if inside.size:
-        lo = max(int(inside[0]) - 1, 0)
-        hi = min(int(inside[-1]) + 1, sweep.P.size - 1)
-    else:
-        near = int(np.argmax(f_states))
-        lo, hi = max(near - 1, 0), min(near + 1, sweep.P.size - 1)
-    us = _u_of(sweep.P[[lo, hi]], sweep.R[[lo, hi]], b2)
-    grid = np.linspace(float(us.min()), float(us.max()), _N_GRID)
-    rest = np.setdiff1d(np.clip(grid, 0.0, 1.0), [u_star])
+        i0, i1 = int(inside[0]), int(inside[-1])
+        if i0 > 0:
+            ends.append(_crossing_u(big_p[i0 - 1], big_r[i0 - 1], big_p[i0], big_r[i0], lb, b2))
+        if i1 < last:
+            ends.append(_crossing_u(big_p[i1 + 1], big_r[i1 + 1], big_p[i1], big_r[i1], lb, b2))
+    else:  # the cap lies inside the edge of the relaxation optimum
+        i0 = i1 = int(np.argmax(f_states))
+        for j in (max(i0 - 1, 0), i0, min(i0 + 1, last)):
+            ends.append(_crossing_u(big_p[j], big_r[j], ub_point[0], ub_point[1], lb, b2))
+    grid = np.linspace(min(ends), max(ends), _N_GRID)
+    nb = [max(i0 - 1, 0), min(i1 + 1, last)]
+    outer = _u_of(big_p[nb], big_r[nb], b2)
+    rest = np.setdiff1d(np.clip(np.concatenate((grid, outer)), 0.0, 1.0), [u_star])
     return np.concatenate(([u_star], rest))
 
 
