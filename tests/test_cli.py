@@ -92,6 +92,20 @@ def test_thresholds_bundled_table(capsys: pytest.CaptureFixture[str]) -> None:
     for method in ("fixed_point", "domain", "per_class", "cyclic", "global_threshold", "top_k"):
         assert method in out
     assert "upper bound" in out and "macro-F" in out
+    exact_row = next(line for line in out.splitlines() if line.startswith("exact "))
+    assert "optimal" in exact_row
+
+
+def test_thresholds_exact_status_and_time_limit(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "thresholds", "--json", "--method", "exact")
+    assert code == 0
+    (row,) = json.loads(out)["results"]
+    assert row["method"] == "exact" and row["status"] == "optimal" and row["gap"] == 0.0
+    assert row["upper_bound"] == row["f_macro"]
+    code, out, _ = run(capsys, "thresholds", "--json", "--method", "exact", "--time-limit", "1e-9")
+    (row,) = json.loads(out)["results"]
+    assert row["status"] in ("optimal", "time_limit")  # Corel5k needs no search at all
+    assert row["upper_bound"] >= row["f_macro"]
 
 
 def test_thresholds_json_certificate(capsys: pytest.CaptureFixture[str]) -> None:
@@ -114,7 +128,7 @@ def test_thresholds_npz_and_ranked_lists(
     labels = np.array([[1, 0], [0, 1], [0, 1], [1, 0]])
     np.savez(tmp_path / "r.npz", scores=scores, labels=labels)
     code, out, _ = run(capsys, "thresholds", str(tmp_path / "r.npz"), "--json")
-    assert code == 0 and len(json.loads(out)["results"]) == 7
+    assert code == 0 and len(json.loads(out)["results"]) == 8
     (tmp_path / "lists.txt").write_text("0 1 0 0 1\n1 0 1 1\n")
     (tmp_path / "sizes.txt").write_text("0 2\n1 2\n")
     code, out, _ = run(

@@ -249,7 +249,10 @@ class Sweep:
 def edge_sweep(hulls: ClassHulls) -> Sweep:
     """Sort every hull edge by angle once and accumulate the boundary points of conv D."""
     n = hulls.n_classes
-    order = np.argsort(hulls.edge_angle, kind="stable").astype(np.int64)
+    # Parallel edges (equal angles) are taken longest first, not in column order, so the
+    # boundary points, and the edge walk of fixed_point, do not depend on how the classes
+    # are numbered: identical edges are interchangeable.
+    order = np.lexsort((-hulls.edge_dr, -hulls.edge_dp, hulls.edge_angle)).astype(np.int64)
     first = hulls.vertex_indptr[:-1]
     p0 = float(np.sum(hulls.vertex_p[first]) / n)
     r0 = float(np.sum(hulls.vertex_r[first]) / n)

@@ -1,0 +1,247 @@
+"""The exact F-macro solver (issue 15) against rational brute force.
+
+The oracle enumerates every cut combination: in float64 (vectorized, chunked) to find
+the best value, then in exact rational arithmetic (``fractions.Fraction``) over every
+combination within 1e-9 of it, so it is exact. On the smallest instances the
+library's ``brute_force_exact`` (pure Fractions) is used directly.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+from fmacro.optimize import exact
+from fmacro.optimize.search.brute_force import brute_force_exact, exact_f_of_cuts
+from fmacro.optimize.search.fixed_point import fixed_point
+from fmacro.optimize.search.points import ClassPoints, class_points
+from fmacro.optimize.synthetic import calibrated_probabilities
+
+TOL = 1e-12
+
+
+def _oracle(pts: ClassPoints, beta: float) -> Fraction:
+    """The exact optimum of F-macro over all cut combinations."""
+    n_combos = math.prod(int(c) for c in pts.n_cuts)
+    if n_combos <= 2_000:
+        return brute_force_exact(pts, Fraction(beta)).f
+    n = pts.n_classes
+    b2 = beta * beta
+    cols_p = [np.asarray(pts.precision[pts.class_slice(j)]) for j in range(n)]
+    cols_r = [np.asarray(pts.recall[pts.class_slice(j)]) for j in range(n)]
+    # all combinations of classes 1..n-1 at once, the first class in a loop
+    tail_p, tail_r = np.zeros(1), np.zeros(1)
+    for j in range(1, n):
+        tail_p = (tail_p[:, None] + cols_p[j][None, :]).ravel()
+        tail_r = (tail_r[:, None] + cols_r[j][None, :]).ravel()
+    best = -np.inf
+    near: list[tuple[int, int]] = []
+    for c0 in range(cols_p[0].size):
+        big_p = (cols_p[0][c0] + tail_p) / n
+        big_r = (cols_r[0][c0] + tail_r) / n
+        den = b2 * big_p + big_r
+        with np.errstate(divide="ignore", invalid="ignore"):
+            f = np.where(den == 0, 0.0, (1 + b2) * big_p * big_r / np.where(den == 0, 1, den))
+        f = np.where(np.isnan(f), -np.inf, f)
+        top = float(f.max())
+        if top > best + 1e-9:
+            near = []
+        best = max(best, top)
+        near += [(c0, int(t)) for t in np.flatnonzero(f >= best - 1e-9)]
+    near = near[:5_000]
+    tail_shape = tuple(int(c) for c in pts.n_cuts[1:])
+    out = Fraction(-1)
+    for c0, t in near:
+        cuts = [c0, *np.unravel_index(t, tail_shape)]
+        out = max(out, exact_f_of_cuts(pts, np.array(cuts), Fraction(beta)))
+    return out
+
+
+def _check_exact(pts: ClassPoints, beta: float) -> None:
+    res = exact(points=pts, beta=beta, zero_division=pts.zero_division, empty_classes=_ec(pts))
+    opt = _oracle(pts, beta)
+    assert exact_f_of_cuts(pts, res.cuts, Fraction(beta)) == opt
+    assert res.upper_bound == res.f and res.gap == 0.0
+    assert res.diagnostics["status"] == "optimal"
+    assert res.method == "exact"
+    assert res.f == pytest.approx(float(opt), abs=TOL)
+
+
+def _ec(pts: ClassPoints) -> str:
+    return "include" if bool((pts.positives == 0).any()) else "exclude"
+
+
+@st.composite
+def tiny(draw: st.DrawFn) -> tuple[np.ndarray, np.ndarray, float, float, str]:
+    n_cls = draw(st.integers(2, 8))
+    n_obj = draw(st.integers(1, 10))
+    # fewer distinct scores when there are many classes keeps the enumeration small
+    levels = {2: 9, 3: 9, 4: 5, 5: 3, 6: 2, 7: 2, 8: 1}[n_cls]
+    scores = draw(hnp.arrays(np.int64, (n_obj, n_cls), elements=st.integers(0, levels)))
+    labels = draw(hnp.arrays(np.int64, (n_obj, n_cls), elements=st.integers(0, 1)))
+    if draw(st.booleans()):
+        labels[draw(st.integers(0, n_obj - 1)), :] = 1
+    labels[:, 0] = np.maximum(labels[:, 0], np.arange(n_obj) == 0)  # one positive somewhere
+    beta = draw(st.sampled_from([0.5, 1.0, 2.0]))
+    zd = draw(st.sampled_from([0.0, 1.0, math.nan]))
+    ec = "exclude" if math.isnan(zd) else draw(st.sampled_from(["exclude", "include"]))
+    return scores.astype(float), labels, beta, zd, ec
+
+
+@settings(max_examples=400, deadline=None)
+@given(tiny())
+def test_exact_equals_rational_brute_force_on_tiny_instances(inst: tuple) -> None:
+    s, y, beta, zd, ec = inst
+    pts = class_points(s, y, zero_division=zd, empty_classes=ec)
+    res = exact(points=pts, beta=beta, zero_division=zd, empty_classes=ec)
+    opt = _oracle(pts, beta)
+    assert exact_f_of_cuts(pts, res.cuts, Fraction(beta)) == opt
+    assert res.gap == 0.0 and res.upper_bound == res.f
+    if math.isnan(zd):
+        assert np.all(res.cuts >= 1)  # never the undefined empty cut
+    # never below fixed_point, whose bound still holds
+    fp = fixed_point(points=pts, beta=beta, zero_division=zd, empty_classes=ec)
+    assert res.f >= fp.f - TOL
+    assert fp.upper_bound >= float(opt) - TOL
+
+
+def _medium(seed: int, n_cls: int, levels: int | None) -> ClassPoints:
+    rng = np.random.default_rng(seed)
+    n_obj = int(rng.integers(20, 41))
+    y = (rng.random((n_obj, n_cls)) < rng.uniform(0.1, 0.5, n_cls)).astype(int)
+    y[rng.integers(0, n_obj, n_cls), np.arange(n_cls)] = 1
+    s = rng.normal(size=(n_obj, n_cls)) + 1.2 * y
+    if levels is not None:  # ties: fewer cuts, and a smaller enumeration
+        s = np.round((s - s.min()) / (s.max() - s.min()) * levels)
+    return class_points(s, y)
+
+
+@pytest.mark.parametrize(
+    ("seed", "n_cls", "levels", "beta"),
+    [
+        (0, 3, None, 1.0),
+        (1, 3, None, 2.0),
+        (2, 4, 14, 0.5),
+        (3, 4, 20, 1.0),
+        (4, 5, 10, 1.0),
+        (5, 6, 7, 2.0),
+    ],
+)
+def test_exact_equals_brute_force_on_medium_instances(
+    seed: int, n_cls: int, levels: int | None, beta: float
+) -> None:
+    pts = _medium(seed, n_cls, levels)
+    assert 1e4 <= math.prod(int(c) for c in pts.n_cuts) <= 5e6
+    _check_exact(pts, beta)
+
+
+def _ranked(lists: list[list[int]]) -> ClassPoints:
+    return ClassPoints.from_ranked_lists(lists, [sum(x) for x in lists], len(lists[0]))
+
+
+def test_exact_where_fixed_point_is_not() -> None:
+    # the optimum 15/19 lies strictly inside an edge of conv D
+    pts = _ranked([[1, 0, 0, 1], [1, 0, 1, 0]])
+    fp = fixed_point(points=pts)
+    res = exact(points=pts)
+    assert exact_f_of_cuts(pts, res.cuts) == Fraction(15, 19)
+    assert res.gap == 0.0 and fp.gap > 0.0
+    # fixed_point misses the optimum here; exact finds it
+    rng = np.random.default_rng(7)
+    found = 0
+    for _ in range(200):
+        s = rng.integers(0, 3, size=(6, 4)).astype(float)
+        y = (rng.random((6, 4)) < 0.5).astype(int)
+        y[0] = 1
+        p = class_points(s, y)
+        opt = brute_force_exact(p, 1).f
+        if exact_f_of_cuts(p, fixed_point(points=p).cuts) < opt:
+            found += 1
+            assert exact_f_of_cuts(p, exact(points=p).cuts) == opt
+    assert found > 0
+
+
+@settings(max_examples=60, deadline=None)
+@given(tiny(), st.data())
+def test_invariant_under_monotone_transforms_and_class_permutations(
+    inst: tuple, data: st.DataObject
+) -> None:
+    s, y, beta, zd, ec = inst
+    kw = {"beta": beta, "zero_division": zd, "empty_classes": ec}
+    base = exact(s, y, **kw)
+    base_pts = class_points(s, y, zero_division=zd, empty_classes=ec)
+    f0 = exact_f_of_cuts(base_pts, base.cuts, Fraction(beta))
+    t = s.copy()
+    t[:, 0] = np.exp(s[:, 0])
+    t[:, 1] = 3.0 * s[:, 1] - 7.0
+    if s.shape[1] > 2:
+        t[:, 2] = s[:, 2] ** 3 + 0.5
+    moved = exact(t, y, **kw)
+    np.testing.assert_array_equal(moved.cuts, base.cuts)
+    np.testing.assert_array_equal(moved.apply(t), base.apply(s))
+    assert moved.f == base.f
+    perm = np.array(data.draw(st.permutations(range(s.shape[1]))))
+    pr = exact(s[:, perm], y[:, perm], **kw)
+    pr_pts = class_points(s[:, perm], y[:, perm], zero_division=zd, empty_classes=ec)
+    assert exact_f_of_cuts(pr_pts, pr.cuts, Fraction(beta)) == f0
+    assert base_pts.n_classes == pr_pts.n_classes
+
+
+def test_sparse_scores_give_the_dense_optimum() -> None:
+    rng = np.random.default_rng(3)
+    s = rng.random((30, 4))
+    s[s < 0.4] = 0.0
+    y = (rng.random((30, 4)) < 0.3).astype(int)
+    y[0] = 1
+    dense = exact(s, y)
+    sparse = exact(sp.csr_matrix(s), sp.csr_matrix(y))
+    pts = class_points(sp.csr_matrix(s), sp.csr_matrix(y))
+    assert exact_f_of_cuts(pts, sparse.cuts) == _oracle(pts, 1.0)
+    assert dense.f == pytest.approx(sparse.f, abs=TOL)  # zeros are the lowest scores either way
+
+
+def test_time_limit_returns_best_found_and_a_valid_bound() -> None:
+    s, y = calibrated_probabilities(10_000, 5, seed=1)
+    pts = class_points(s, y)
+    full = exact(points=pts)
+    assert full.diagnostics["status"] == "optimal"
+    assert full.diagnostics["n_multi_classes"] > 0  # a real search happened
+    cut = exact(points=pts, time_limit=1e-9)
+    assert cut.diagnostics["status"] == "time_limit"
+    assert cut.f <= full.f + TOL
+    assert cut.upper_bound >= full.f - TOL
+    assert cut.gap == pytest.approx(cut.upper_bound - cut.f)
+    assert cut.f >= fixed_point(points=pts).f - TOL
+    assert cut.upper_bound <= fixed_point(points=pts).upper_bound + TOL
+    # and on a medium instance against the brute-force optimum
+    med = _medium(4, 5, 10)
+    opt = float(_oracle(med, 1.0))
+    res = exact(points=med, time_limit=1e-9)
+    assert res.f <= opt + TOL <= res.upper_bound + 2 * TOL
+
+
+def test_bad_inputs_name_the_argument() -> None:
+    s = np.array([[0.2, 0.9], [0.8, 0.1], [0.5, 0.5]])
+    y = np.array([[0, 1], [1, 0], [1, 1]])
+    for bad in (0, -1.0, math.nan, math.inf):
+        with pytest.raises(ValueError, match="time_limit"):
+            exact(s, y, time_limit=bad)
+    for bad_t in ("1", True, [1.0]):
+        with pytest.raises(TypeError, match="time_limit"):
+            exact(s, y, time_limit=bad_t)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="beta"):
+        exact(s, y, beta=0.0)
+    with pytest.raises(ValueError, match="empty_classes"):
+        exact(s, y, empty_classes="drop")
+    with pytest.raises(ValueError, match="zero_division"):
+        exact(s, y, zero_division=0.5)
+    with pytest.raises(ValueError, match="same shape"):
+        exact(s, y[:2])
+    assert exact(s, y, time_limit=10).gap == 0.0
