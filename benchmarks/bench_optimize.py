@@ -130,7 +130,7 @@ def part_b(n_obj: int, n_cls: int, top: int, repeats: int) -> list[str]:
     rows = [
         f"### (b) extreme classification: {n_obj:,} objects, {n_cls:,} classes, "
         f"{scores.nnz:,} retrieved entries (top {top}), {pts.n_classes:,} classes with "
-        "positives",
+        "support",
         "",
         "| step | time (s) | vs per_class | F-macro | upper bound | gap |",
         "| --- | ---: | ---: | ---: | ---: | ---: |",

@@ -31,12 +31,12 @@ EMPTY_CLASS_CHOICES = ("exclude", "include")
 
 
 def matrix_shape(x: Any, name: str) -> tuple[int, int]:
-    """``(n_objects, n_classes)`` of a dense or sparse matrix; refuse other ranks and empties."""
+    """``(n_samples, n_classes)`` of a dense or sparse matrix; refuse other ranks and empties."""
     shape = getattr(x, "shape", None)
     if shape is None:
         shape = np.shape(x)
     if len(shape) != 2:
-        raise ValueError(f"{name} must be 2-dimensional (n_objects, n_classes), got shape {shape}")
+        raise ValueError(f"{name} must be 2-dimensional (n_samples, n_classes), got shape {shape}")
     if shape[0] == 0 or shape[1] == 0:
         raise ValueError(f"{name} is empty (shape {shape}); at least one object and class")
     return int(shape[0]), int(shape[1])
@@ -64,11 +64,11 @@ def check_empty_classes(empty_classes: str, zd: float) -> None:
         )
 
 
-def kept_classes(positives: NDArray[np.int64], empty_classes: str) -> NDArray[np.int64]:
+def kept_classes(support: NDArray[np.int64], empty_classes: str) -> NDArray[np.int64]:
     """Columns averaged in P and R: those with a positive, or all with ``"include"``."""
     if empty_classes == "include":
-        return np.arange(positives.size, dtype=np.int64)
-    kept = np.flatnonzero(positives > 0).astype(np.int64)
+        return np.arange(support.size, dtype=np.int64)
+    kept = np.flatnonzero(support > 0).astype(np.int64)
     if kept.size == 0:
         raise ValueError("labels has no class with a positive example")
     return kept

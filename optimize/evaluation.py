@@ -60,7 +60,7 @@ class MacroEvaluation:
         F_beta(P, R), macro precision P and macro recall R over ``class_index``.
     class_index
         Columns averaged (those with positives, or all with ``empty_classes="include"``).
-    tp, fp, positives
+    tp, fp, support
         Per-column counts (all columns) of the predictions ``score >= threshold``.
     class_precision, class_recall, class_f
         Per-column measures (all columns; 0/0 -> ``zero_division``).
@@ -74,7 +74,7 @@ class MacroEvaluation:
     class_index: NDArray[np.int64] = attrs.field(repr=False)
     tp: NDArray[np.int64] = attrs.field(repr=False)
     fp: NDArray[np.int64] = attrs.field(repr=False)
-    positives: NDArray[np.int64] = attrs.field(repr=False)
+    support: NDArray[np.int64] = attrs.field(repr=False)
     class_precision: NDArray[np.float64] = attrs.field(repr=False)
     class_recall: NDArray[np.float64] = attrs.field(repr=False)
     class_f: NDArray[np.float64] = attrs.field(repr=False)
@@ -183,7 +183,7 @@ def evaluate_thresholds(
         class_index=frozen_array(kept, np.int64),
         tp=frozen_array(tp, np.int64),
         fp=frozen_array(fp, np.int64),
-        positives=frozen_array(sizes, np.int64),
+        support=frozen_array(sizes, np.int64),
         class_precision=frozen_array(class_p, np.float64),
         class_recall=frozen_array(class_r, np.float64),
         class_f=frozen_array(class_f, np.float64),

@@ -10,7 +10,7 @@ that class's ranked list, best-ranked object first, separated by whitespace::
     7 1 0 0 0 0 1
 
 A list may hold every object or only the top of the ranking (truncated by a
-retrieval model). The number of objects ``n_objects`` and each class's true size
+retrieval model). The number of objects ``n_samples`` and each class's true size
 (number of positives, also those not retrieved) are given separately. Blank lines
 and lines starting with ``#`` are skipped. The format has no scores, so a ranked list
 cannot express ties: every position is its own cut.
@@ -40,16 +40,16 @@ __all__ = [
     "load_scores_npz",
     "parse_ranked_lists",
     "ranked_lists_from_scores",
-    "read_positives",
     "read_ranked_lists",
+    "read_support",
     "read_xc",
     "save_scores_npz",
-    "write_positives",
     "write_ranked_lists",
+    "write_support",
 ]
 
 PathLike = str | os.PathLike[str]
-Positives = Mapping[int, int] | ArrayLike | PathLike
+Support = Mapping[int, int] | ArrayLike | PathLike
 
 
 def _ro(arr: NDArray[Any]) -> NDArray[Any]:
@@ -88,18 +88,18 @@ class RankedLists:
     def to_points(
         self,
         *,
-        n_objects: int,
-        positives: Positives,
+        n_samples: int,
+        support: Support,
         zero_division: float = 0.0,
         empty_classes: str = "exclude",
     ) -> ClassPoints:
         """Per-class points; see :func:`read_ranked_lists` for the parameters."""
-        sizes = _resolve_positives(positives, self)
+        sizes = _resolve_support(support, self)
         return ClassPoints.from_ranked_arrays(
             self.labels,
             self.indptr,
             sizes,
-            n_objects,
+            n_samples,
             zero_division=zero_division,
             empty_classes=empty_classes,
             where=lambda j: f"line {int(self.line_numbers[j])} (class {int(self.class_ids[j])})",
@@ -175,7 +175,7 @@ def parse_ranked_lists(path: PathLike) -> RankedLists:
     )
 
 
-def read_positives(path: PathLike) -> dict[int, int]:
+def read_support(path: PathLike) -> dict[int, int]:
     """Read a class-sizes file: one ``class_id size`` pair per line.
 
     Blank lines and ``#`` comments are skipped; malformed lines raise ``ValueError``
@@ -196,46 +196,44 @@ def read_positives(path: PathLike) -> dict[int, int]:
     return out
 
 
-def _resolve_positives(positives: Positives, lists: RankedLists) -> NDArray[np.int64]:
-    if isinstance(positives, (str, os.PathLike)):
-        positives = read_positives(positives)
-    if isinstance(positives, Mapping):
+def _resolve_support(support: Support, lists: RankedLists) -> NDArray[np.int64]:
+    if isinstance(support, (str, os.PathLike)):
+        support = read_support(support)
+    if isinstance(support, Mapping):
         out = np.empty(lists.n_classes, dtype=np.int64)
         for j, cid in enumerate(lists.class_ids.tolist()):
-            if cid not in positives:
+            if cid not in support:
                 raise ValueError(
-                    f"positives has no entry for class {cid} (line {int(lists.line_numbers[j])})"
+                    f"support has no entry for class {cid} (line {int(lists.line_numbers[j])})"
                 )
-            out[j] = int(positives[cid])
+            out[j] = int(support[cid])
     else:
-        arr = np.asarray(positives)
+        arr = np.asarray(support)
         if arr.ndim != 1 or not np.issubdtype(arr.dtype, np.integer):
             raise TypeError(
-                "positives must be a mapping {class_id: size}, a 1-D integer array indexed "
-                f"by class id, or a path; got {type(positives).__name__} "
+                "support must be a mapping {class_id: size}, a 1-D integer array indexed "
+                f"by class id, or a path; got {type(support).__name__} "
                 f"with dtype {arr.dtype} and shape {arr.shape}"
             )
         too_big = lists.class_ids >= arr.size
         if too_big.any():
             j = int(np.flatnonzero(too_big)[0])
             raise ValueError(
-                f"positives has {arr.size} entries (indexed by class id) but line "
+                f"support has {arr.size} entries (indexed by class id) but line "
                 f"{int(lists.line_numbers[j])} has class id {int(lists.class_ids[j])}"
             )
         out = arr[lists.class_ids].astype(np.int64)
     if (out < 0).any():
         j = int(np.flatnonzero(out < 0)[0])
-        raise ValueError(
-            f"positives must be >= 0; class {int(lists.class_ids[j])} has {int(out[j])}"
-        )
+        raise ValueError(f"support must be >= 0; class {int(lists.class_ids[j])} has {int(out[j])}")
     return out
 
 
 def read_ranked_lists(
     path: PathLike,
     *,
-    n_objects: int,
-    positives: Positives,
+    n_samples: int,
+    support: Support,
     zero_division: float = 0.0,
     empty_classes: str = "exclude",
 ) -> ClassPoints:
@@ -245,10 +243,10 @@ def read_ranked_lists(
     ----------
     path
         The ranked-lists file (see the module docstring).
-    n_objects
+    n_samples
         Number of objects N (the all-objects cut has ``N - m_k`` false positives).
-    positives
-        True number of positives of each class: a mapping ``{class_id: size}``, a
+    support
+        True number of positives of each class (its support): a mapping ``{class_id: size}``, a
         1-D integer array indexed by class id, or the path of a file of
         ``class_id size`` lines.
     zero_division, empty_classes
@@ -264,21 +262,21 @@ def read_ranked_lists(
     ------
     ValueError
         Malformed lines (with the line number), a class missing from
-        ``positives``, a list longer than ``n_objects``, more positives in a list
-        than its class size, or more negatives than ``n_objects - size``.
+        ``support``, a list longer than ``n_samples``, more positives in a list
+        than its class size, or more negatives than ``n_samples - size``.
 
     Examples
     --------
     >>> import tempfile, pathlib
     >>> d = pathlib.Path(tempfile.mkdtemp())
     >>> _ = (d / "lists.txt").write_text("0 1 0 0 1\\n1 1 0 1 0\\n")
-    >>> pts = read_ranked_lists(d / "lists.txt", n_objects=4, positives=[2, 2])
+    >>> pts = read_ranked_lists(d / "lists.txt", n_samples=4, support=[2, 2])
     >>> pts.tp.tolist()
     [0, 1, 1, 1, 2, 0, 1, 1, 2, 2]
     """
     return parse_ranked_lists(path).to_points(
-        n_objects=n_objects,
-        positives=positives,
+        n_samples=n_samples,
+        support=support,
         zero_division=zero_division,
         empty_classes=empty_classes,
     )
@@ -305,8 +303,8 @@ def write_ranked_lists(
             fh.write(f"{int(cid)} {body}\n" if body else f"{int(cid)}\n")
 
 
-def write_positives(path: PathLike, sizes: Mapping[int, int]) -> None:
-    """Write ``class_id size`` lines (readable by :func:`read_positives`)."""
+def write_support(path: PathLike, sizes: Mapping[int, int]) -> None:
+    """Write ``class_id size`` lines (readable by :func:`read_support`)."""
     with open(path, "w", encoding="utf-8") as fh:
         for cid, size in sizes.items():
             fh.write(f"{int(cid)} {int(size)}\n")
@@ -324,7 +322,7 @@ def ranked_lists_from_scores(
     -------
     lists, sizes
         ``{column: ranked 0/1 labels}`` and ``{column: number of positives}``, ready
-        for :func:`write_ranked_lists` and :func:`write_positives`.
+        for :func:`write_ranked_lists` and :func:`write_support`.
     """
     s = as_float_array(scores, "scores", ndim=2)
     y = as_binary_labels(labels)

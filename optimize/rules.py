@@ -43,7 +43,7 @@ class PerClassThresholds:
         n_cols = self.thresholds.shape[0]
         shape = getattr(scores, "shape", None) if is_sparse(scores) else np.shape(scores)
         if shape is None or len(shape) != 2 or shape[1] != n_cols:
-            raise ValueError(f"scores must have shape (n_objects, {n_cols}), got {shape}")
+            raise ValueError(f"scores must have shape (n_samples, {n_cols}), got {shape}")
         s = scores_checked(scores)
         if is_sparse(s):
             out = np.zeros(shape, dtype=bool)

@@ -48,7 +48,7 @@ def _sample_classes(
 
 
 def extreme_rankings(
-    n_objects: int,
+    n_samples: int,
     n_classes: int,
     top_k: int,
     *,
@@ -69,8 +69,8 @@ def extreme_rankings(
 
     Parameters
     ----------
-    n_objects, n_classes, top_k
-        Matrix shape ``(n_objects, n_classes)`` and retrieved entries per object.
+    n_samples, n_classes, top_k
+        Matrix shape ``(n_samples, n_classes)`` and retrieved entries per object.
     labels_per_object
         Mean number of true classes per object (>= 1).
     exponent
@@ -85,8 +85,8 @@ def extreme_rankings(
     Returns
     -------
     scores, labels
-        ``scipy.sparse.csr_matrix`` of shape ``(n_objects, n_classes)``: float64
-        scores of the retrieved entries (about ``n_objects * top_k`` of them), and
+        ``scipy.sparse.csr_matrix`` of shape ``(n_samples, n_classes)``: float64
+        scores of the retrieved entries (about ``n_samples * top_k`` of them), and
         the uint8 true label indicator matrix.
 
     Notes
@@ -95,7 +95,7 @@ def extreme_rankings(
     """
     import scipy.sparse as sp
 
-    n = _check_positive_int(n_objects, "n_objects")
+    n = _check_positive_int(n_samples, "n_samples")
     m = _check_positive_int(n_classes, "n_classes")
     k = _check_positive_int(top_k, "top_k")
     if not labels_per_object >= 1.0:
@@ -145,7 +145,7 @@ def extreme_rankings(
 
 
 def calibrated_probabilities(
-    n_objects: int,
+    n_samples: int,
     n_classes: int,
     *,
     exponent: float = 1.0,
@@ -162,11 +162,11 @@ def calibrated_probabilities(
     Returns
     -------
     scores
-        ``(n_objects, n_classes)`` float64 probabilities in (0, 1).
+        ``(n_samples, n_classes)`` float64 probabilities in (0, 1).
     labels
-        ``(n_objects, n_classes)`` uint8 indicator matrix drawn from ``scores``.
+        ``(n_samples, n_classes)`` uint8 indicator matrix drawn from ``scores``.
     """
-    n = _check_positive_int(n_objects, "n_objects")
+    n = _check_positive_int(n_samples, "n_samples")
     m = _check_positive_int(n_classes, "n_classes")
     if not 0.0 < max_prior < 1.0:
         raise ValueError(f"max_prior must lie in (0, 1), got {max_prior!r}")
@@ -184,7 +184,7 @@ def calibrated_probabilities(
 
 
 def dense_scores(
-    n_objects: int,
+    n_samples: int,
     n_classes: int,
     *,
     prevalence: float = 0.05,
@@ -193,9 +193,9 @@ def dense_scores(
 ) -> tuple[NDArray[np.float64], NDArray[np.uint8]]:
     """Dense Gaussian scores: positives ``N(signal, 1)``, negatives ``N(0, 1)``.
 
-    Each class has about ``prevalence * n_objects`` positives (at least one).
+    Each class has about ``prevalence * n_samples`` positives (at least one).
     """
-    n = _check_positive_int(n_objects, "n_objects")
+    n = _check_positive_int(n_samples, "n_samples")
     m = _check_positive_int(n_classes, "n_classes")
     if not 0.0 < prevalence < 1.0:
         raise ValueError(f"prevalence must lie in (0, 1), got {prevalence!r}")

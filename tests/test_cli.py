@@ -135,16 +135,16 @@ def test_thresholds_npz_and_ranked_lists(
         capsys,
         "thresholds",
         str(tmp_path / "lists.txt"),
-        "--n-objects",
+        "--n-samples",
         "4",
-        "--positives",
+        "--support",
         str(tmp_path / "sizes.txt"),
         "--json",
     )
     payload = json.loads(out)
     assert code == 0 and payload["skipped"] == ["global_threshold", "top_k"]
     code, _, err = run(capsys, "thresholds", str(tmp_path / "lists.txt"))
-    assert code == 2 and "--n-objects" in err
+    assert code == 2 and "--n-samples" in err
 
 
 @pytest.mark.parametrize("zero_division", ["0", "1", "nan"])
@@ -178,9 +178,9 @@ def test_thresholds_zero_division_reaches_every_method(
         capsys,
         "thresholds",
         str(tmp_path / "lists.txt"),
-        "--n-objects",
+        "--n-samples",
         "4",
-        "--positives",
+        "--support",
         str(tmp_path / "sizes.txt"),
         "--json",
         "--zero-division",

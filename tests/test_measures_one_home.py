@@ -47,7 +47,7 @@ def test_points_thresholds_and_validations_agree(
     scores, labels = inst
     pts = class_points(scores, labels, zero_division=zd)
     tp, fp = np.asarray(pts.tp), np.asarray(pts.fp)
-    m = np.repeat(np.asarray(pts.positives), np.asarray(pts.n_cuts))
+    m = np.repeat(np.asarray(pts.support), np.asarray(pts.n_cuts))
     np.testing.assert_array_equal(pts.precision, measures.precision(tp, fp, zd))
     np.testing.assert_array_equal(pts.recall, measures.recall(tp, m - tp, zd))
     # Held-out scoring of thresholds = a multi-label validation of their predictions.

@@ -26,7 +26,7 @@ def test_seed_c11_example5() -> None:
     assert r.f == pytest.approx(0.75)
     assert r.precision == pytest.approx(0.75) and r.recall == pytest.approx(0.75)
     assert r.threshold == 7.0
-    assert r.positives == 4
+    assert r.support == 4
     # Curve: the empty cut (F = 0) then k = 1..10 as in the notes (3 decimals).
     assert r.fs[0] == 0.0 and r.thresholds[0] == math.inf
     np.testing.assert_allclose(r.fs[1:], SEED_F, atol=5e-4)

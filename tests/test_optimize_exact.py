@@ -75,7 +75,7 @@ def _check_exact(pts: ClassPoints, beta: float) -> None:
 
 
 def _ec(pts: ClassPoints) -> str:
-    return "include" if bool((pts.positives == 0).any()) else "exclude"
+    return "include" if bool((pts.support == 0).any()) else "exclude"
 
 
 @st.composite

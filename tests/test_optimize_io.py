@@ -18,12 +18,12 @@ from fmacro.optimize.io import (
     load_scores_npz,
     parse_ranked_lists,
     ranked_lists_from_scores,
-    read_positives,
     read_ranked_lists,
+    read_support,
     read_xc,
     save_scores_npz,
-    write_positives,
     write_ranked_lists,
+    write_support,
 )
 from fmacro.optimize.search.brute_force import brute_force
 from fmacro.optimize.search.points import class_points
@@ -42,11 +42,11 @@ def _write(tmp_path: Path, text: str, name: str = "lists.txt") -> Path:
 def test_read_dissertation_instance(tmp_path: Path) -> None:
     # T_b gives 2/3, the optimum is 12/17: labels by rank (0,0,1) and (1,0,1)
     path = _write(tmp_path, "# two classes\n3 0 0 1\n\n5 1 0 1\n")
-    pts = read_ranked_lists(path, n_objects=3, positives={3: 1, 5: 2})
+    pts = read_ranked_lists(path, n_samples=3, support={3: 1, 5: 2})
     assert pts.indptr.tolist() == [0, 4, 8]
     assert pts.tp.tolist() == [0, 0, 0, 1, 0, 1, 1, 2]
     assert pts.fp.tolist() == [0, 1, 2, 2, 0, 0, 1, 1]
-    assert pts.positives.tolist() == [1, 2]
+    assert pts.support.tolist() == [1, 2]
     assert per_class(points=pts).f == pytest.approx(2 / 3)
     assert brute_force(points=pts).f == pytest.approx(12 / 17)
     parsed = parse_ranked_lists(path)
@@ -60,7 +60,7 @@ def test_truncated_lists_use_true_class_size(tmp_path: Path) -> None:
     path = _write(tmp_path, "0 1 0\n1 1 1 0\n")
     sizes_path = tmp_path / "sizes.txt"
     sizes_path.write_text("0 4\n1 2\n")
-    pts = read_ranked_lists(path, n_objects=10, positives=sizes_path)
+    pts = read_ranked_lists(path, n_samples=10, support=sizes_path)
     s0 = pts.class_slice(0)
     # empty, top 1, top 2, all objects (tp = 4, fp = 6)
     assert pts.tp[s0].tolist() == [0, 1, 1, 4]
@@ -68,7 +68,7 @@ def test_truncated_lists_use_true_class_size(tmp_path: Path) -> None:
     np.testing.assert_allclose(pts.recall[s0], [0, 0.25, 0.25, 1.0])
     assert pts.threshold[s0].tolist() == [math.inf, 0.0, -1.0, -math.inf]
     # the same with an array indexed by class id
-    pts2 = read_ranked_lists(path, n_objects=10, positives=np.array([4, 2]))
+    pts2 = read_ranked_lists(path, n_samples=10, support=np.array([4, 2]))
     assert pts2.tp.tolist() == pts.tp.tolist()
 
 
@@ -76,14 +76,14 @@ def test_positives_file_and_writers_round_trip(tmp_path: Path) -> None:
     lists = {7: [1, 0, 0, 1], 2: [0, 1], 9: []}
     sizes = {7: 3, 2: 1, 9: 2}
     write_ranked_lists(tmp_path / "l.txt", lists)
-    write_positives(tmp_path / "s.txt", sizes)
+    write_support(tmp_path / "s.txt", sizes)
     assert (tmp_path / "l.txt").read_text() == "7 1 0 0 1\n2 0 1\n9\n"
-    assert read_positives(tmp_path / "s.txt") == sizes
+    assert read_support(tmp_path / "s.txt") == sizes
     parsed = parse_ranked_lists(tmp_path / "l.txt")
     assert parsed.class_ids.tolist() == [7, 2, 9]
     assert parsed.list_for(2).tolist() == []
-    pts = parsed.to_points(n_objects=6, positives=tmp_path / "s.txt")
-    assert pts.n_classes == 3 and pts.positives.tolist() == [3, 1, 2]
+    pts = parsed.to_points(n_samples=6, support=tmp_path / "s.txt")
+    assert pts.n_classes == 3 and pts.support.tolist() == [3, 1, 2]
 
 
 @settings(max_examples=25, deadline=None)
@@ -105,8 +105,8 @@ def test_text_round_trip_matches_class_points(
     lists, sizes = ranked_lists_from_scores(scores, labels)
     d = tmp_path_factory.mktemp("rt")
     write_ranked_lists(d / "l.txt", lists)
-    write_positives(d / "s.txt", sizes)
-    from_text = read_ranked_lists(d / "l.txt", n_objects=n, positives=d / "s.txt")
+    write_support(d / "s.txt", sizes)
+    from_text = read_ranked_lists(d / "l.txt", n_samples=n, support=d / "s.txt")
     direct = class_points(scores, labels)
     assert from_text.tp.tolist() == direct.tp.tolist()
     assert from_text.fp.tolist() == direct.fp.tolist()
@@ -114,10 +114,10 @@ def test_text_round_trip_matches_class_points(
     # truncated to the top 2: recall still divides by the full class size
     lists2, _ = ranked_lists_from_scores(scores, labels, top=2)
     write_ranked_lists(d / "l2.txt", lists2)
-    trunc = read_ranked_lists(d / "l2.txt", n_objects=n, positives=sizes)
-    assert trunc.positives.tolist() == direct.positives.tolist()
+    trunc = read_ranked_lists(d / "l2.txt", n_samples=n, support=sizes)
+    assert trunc.support.tolist() == direct.support.tolist()
     last = trunc.indptr[1:] - 1
-    assert trunc.tp[last].tolist() == direct.positives.tolist()
+    assert trunc.tp[last].tolist() == direct.support.tolist()
 
 
 @pytest.mark.parametrize(
@@ -127,16 +127,16 @@ def test_text_round_trip_matches_class_points(
         ("0 1 0\n\nx 1 0\n", {}, r"line 3: the class id \(first field\) must be a non-negative"),
         ("0 1 0\n-1 1 0\n", {}, r"line 2: the class id \(first field\) must be >= 0"),
         ("0 1 0\n0 1 1\n", {}, r"line 2: class id 0 repeats the class of line 1"),
-        ("0 1 0 1 1\n", {"n_objects": 3}, r"line 1 \(class 0\): ranked list has 4 entries"),
+        ("0 1 0 1 1\n", {"n_samples": 3}, r"line 1 \(class 0\): ranked list has 4 entries"),
         ("0 1 0\n1 1 1 1\n", {}, r"line 2 \(class 1\): ranked list holds 3 positives"),
-        ("0 1 0 0 0\n", {"positives": {0: 4}}, r"line 1 \(class 0\): ranked list holds 3 neg"),
-        ("0 1\n4 1\n", {}, r"positives has no entry for class 4 \(line 2\)"),
+        ("0 1 0 0 0\n", {"support": {0: 4}}, r"line 1 \(class 0\): ranked list holds 3 neg"),
+        ("0 1\n4 1\n", {}, r"support has no entry for class 4 \(line 2\)"),
         ("# nothing\n\n", {}, r"holds no class line"),
     ],
 )
 def test_malformed_files(tmp_path: Path, text: str, kwargs: dict[str, object], match: str) -> None:
     path = _write(tmp_path, text)
-    args: dict[str, object] = {"n_objects": 4, "positives": {0: 1, 1: 2}}
+    args: dict[str, object] = {"n_samples": 4, "support": {0: 1, 1: 2}}
     args.update(kwargs)
     with pytest.raises(ValueError, match=match):
         read_ranked_lists(path, **args)  # type: ignore[arg-type]
@@ -145,20 +145,20 @@ def test_malformed_files(tmp_path: Path, text: str, kwargs: dict[str, object], m
 def test_bad_positives(tmp_path: Path) -> None:
     path = _write(tmp_path, "0 1 0\n3 1\n")
     with pytest.raises(
-        ValueError, match=r"positives has 2 entries \(indexed by class id\) but line 2"
+        ValueError, match=r"support has 2 entries \(indexed by class id\) but line 2"
     ):
-        read_ranked_lists(path, n_objects=4, positives=np.array([1, 1]))
-    with pytest.raises(TypeError, match="positives must be a mapping"):
-        read_ranked_lists(path, n_objects=4, positives=np.array([1.5, 1.0, 1.0, 1.0]))
-    with pytest.raises(ValueError, match="positives must be >= 0"):
-        read_ranked_lists(path, n_objects=4, positives={0: 1, 3: -1})
+        read_ranked_lists(path, n_samples=4, support=np.array([1, 1]))
+    with pytest.raises(TypeError, match="support must be a mapping"):
+        read_ranked_lists(path, n_samples=4, support=np.array([1.5, 1.0, 1.0, 1.0]))
+    with pytest.raises(ValueError, match="support must be >= 0"):
+        read_ranked_lists(path, n_samples=4, support={0: 1, 3: -1})
     sizes = _write(tmp_path, "0 1\n3 1 2\n", "sizes.txt")
     with pytest.raises(ValueError, match=r"line 2: expected 'class_id size', got 3 fields"):
-        read_ranked_lists(path, n_objects=4, positives=sizes)
-    with pytest.raises(ValueError, match="n_objects must be a positive integer"):
-        read_ranked_lists(path, n_objects=0, positives={0: 1, 3: 1})
-    with pytest.raises(ValueError, match=r"line 1 \(class 0\): 9 positives exceed n_objects=4"):
-        read_ranked_lists(path, n_objects=4, positives={0: 9, 3: 1})
+        read_ranked_lists(path, n_samples=4, support=sizes)
+    with pytest.raises(ValueError, match="n_samples must be a positive integer"):
+        read_ranked_lists(path, n_samples=0, support={0: 1, 3: 1})
+    with pytest.raises(ValueError, match=r"line 1 \(class 0\): support 9 exceeds n_samples=4"):
+        read_ranked_lists(path, n_samples=4, support={0: 9, 3: 1})
 
 
 def test_npz_round_trip_dense_and_sparse(tmp_path: Path) -> None:

@@ -48,7 +48,7 @@ def test_dense_points_match_definition(inst: tuple[np.ndarray, np.ndarray]) -> N
     pts = class_points(s, y)
     kept = np.flatnonzero(y.sum(axis=0) > 0)
     np.testing.assert_array_equal(pts.class_index, kept)
-    np.testing.assert_array_equal(pts.positives, y.sum(axis=0)[kept])
+    np.testing.assert_array_equal(pts.support, y.sum(axis=0)[kept])
     for j, k in enumerate(kept):
         tp, fp, thr = naive_cuts(s[:, k], y[:, k])
         sl = pts.class_slice(j)
@@ -84,14 +84,14 @@ def test_hand_example_precision_recall() -> None:
 
 
 def test_truncated_csr_uses_true_class_size() -> None:
-    # 6 objects, one class; only 3 retrieved. Positives: rows 0, 2, 5 (row 5 not retrieved).
+    # 6 objects, one class; only 3 retrieved. Support: rows 0, 2, 5 (row 5 not retrieved).
     scores = sp.csr_matrix(
         (np.array([0.9, 0.5, 0.5]), (np.array([0, 2, 3]), np.array([0, 0, 0]))), shape=(6, 1)
     )
     labels = np.zeros((6, 1), dtype=int)
     labels[[0, 2, 5], 0] = 1
     pts = class_points(scores, labels)
-    assert pts.positives.tolist() == [3]
+    assert pts.support.tolist() == [3]
     assert pts.tp.tolist() == [0, 1, 2, 3]
     assert pts.fp.tolist() == [0, 0, 1, 3]
     assert pts.threshold.tolist() == [math.inf, 0.9, 0.5, -math.inf]
@@ -141,7 +141,7 @@ def test_from_ranked_lists() -> None:
     assert full.tp.tolist() == [0, 1, 1, 1]  # no extra cut for a complete list
     with pytest.raises(ValueError, match="holds 2 positives"):
         ClassPoints.from_ranked_lists([[1, 1]], [1], 4)
-    with pytest.raises(ValueError, match="more than n_objects=3"):
+    with pytest.raises(ValueError, match="more than n_samples=3"):
         ClassPoints.from_ranked_lists([[1, 0, 0, 0]], [1], 3)
     with pytest.raises(ValueError, match="negatives"):
         ClassPoints.from_ranked_lists([[0, 0, 0]], [2], 4)
@@ -161,7 +161,7 @@ def test_arrays_read_only_and_inputs_untouched() -> None:
         pts.fp,
         pts.threshold,
         pts.indptr,
-        pts.positives,
+        pts.support,
         pts.precision,
         pts.recall,
         pts.class_index,

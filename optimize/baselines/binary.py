@@ -61,7 +61,7 @@ class BinaryThreshold:
         positive; 0 is the empty cut).
     k
         Number of objects predicted positive at the chosen cut.
-    positives
+    support
         Number of positive objects in ``labels``.
     beta, zero_division
         The settings used.
@@ -76,7 +76,7 @@ class BinaryThreshold:
     recall: float
     cut: int
     k: int
-    positives: int
+    support: int
     beta: float
     zero_division: float
     thresholds: NDArray[np.float64] = attrs.field(repr=False)
@@ -168,7 +168,7 @@ def best_threshold(
         recall=float(recalls[best]),
         cut=best,
         k=int(counts[best]),
-        positives=n_pos,
+        support=n_pos,
         beta=b,
         zero_division=zd,
         thresholds=_readonly(thresholds),

@@ -55,9 +55,9 @@ def proportional(
     pts = as_points(
         scores, labels, points, zero_division=zero_division, empty_classes=empty_classes
     )
-    n_obj = pts.n_objects
+    n_obj = pts.n_samples
     if priors is None:
-        prior = pts.positives.astype(np.float64) / n_obj
+        prior = pts.support.astype(np.float64) / n_obj
     else:
         pr = as_float_array(priors, "priors", ndim=1)
         if pr.shape != (pts.n_columns,):

@@ -74,7 +74,7 @@ def plot_class_points(
         else:
             # draw from the larger half of the classes: a class with m positives has
             # only m + 1 distinct recalls, so tiny classes show little
-            sizes = np.asarray(pts.positives)
+            sizes = np.asarray(pts.support)
             pool = np.flatnonzero(sizes >= np.median(sizes))
             if pool.size < k:
                 pool = np.argsort(-sizes, kind="stable")[:k]
@@ -108,7 +108,7 @@ def plot_class_points(
         color = cmap(i % 10)
         sl = pts.class_slice(int(j))
         col = int(pts.class_index[j])
-        m = int(pts.positives[j])
+        m = int(pts.support[j])
         ax.scatter(prec[sl], rec[sl], s=dot, color=color, alpha=0.45, linewidths=0)
         v0, v1 = int(hulls.vertex_indptr[j]), int(hulls.vertex_indptr[j + 1])
         ax.plot(

@@ -96,7 +96,7 @@ def _exact_points(points: ClassPoints) -> list[list[tuple[Fraction, Fraction] | 
     out: list[list[tuple[Fraction, Fraction] | None]] = []
     for j in range(points.n_classes):
         sl = points.class_slice(j)
-        m = int(points.positives[j])
+        m = int(points.support[j])
         out.append(
             [
                 _exact_point(tp, fp, m, zd)
@@ -133,7 +133,7 @@ def exact_f_of_cuts(points: ClassPoints, cuts: Any, beta: float | Fraction = 1) 
     chosen = [
         _exact_point(tp, fp, m, points.zero_division)
         for tp, fp, m in zip(
-            points.tp[g].tolist(), points.fp[g].tolist(), points.positives.tolist(), strict=True
+            points.tp[g].tolist(), points.fp[g].tolist(), points.support.tolist(), strict=True
         )
     ]
     if any(x is None for x in chosen):

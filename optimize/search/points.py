@@ -82,11 +82,11 @@ class ClassPoints:
     threshold : ndarray of float64, shape (n_cuts_total,)
         Predict positive iff ``score >= threshold``; ``+inf`` for the empty cut,
         ``-inf`` for the all-objects cut of a truncated list.
-    positives : ndarray of int64, shape (n_classes,)
+    support : ndarray of int64, shape (n_classes,)
         True class sizes ``m_k`` (from the labels, even for truncated lists).
     class_index : ndarray of int64, shape (n_classes,)
         Original column of each kept class.
-    n_objects : int
+    n_samples : int
         Number of objects N.
     n_columns : int
         Number of columns (classes) of the input, kept or not.
@@ -98,16 +98,16 @@ class ClassPoints:
     tp: NDArray[np.int64] = attrs.field(converter=_ro_int)
     fp: NDArray[np.int64] = attrs.field(converter=_ro_int)
     threshold: NDArray[np.float64] = attrs.field(converter=_ro_float)
-    positives: NDArray[np.int64] = attrs.field(converter=_ro_int)
+    support: NDArray[np.int64] = attrs.field(converter=_ro_int)
     class_index: NDArray[np.int64] = attrs.field(converter=_ro_int)
-    n_objects: int = attrs.field(converter=int)
+    n_samples: int = attrs.field(converter=int)
     n_columns: int = attrs.field(converter=int)
     zero_division: float = attrs.field(converter=float, default=0.0)
 
     @property
     def n_classes(self) -> int:
         """Number of kept classes n (the classes averaged in P and R)."""
-        return int(self.positives.shape[0])
+        return int(self.support.shape[0])
 
     @cached_property
     def n_cuts(self) -> NDArray[np.int64]:
@@ -126,7 +126,7 @@ class ClassPoints:
     @cached_property
     def recall(self) -> NDArray[np.float64]:
         """r = tp / m_k per cut; classes with m_k = 0 get ``zero_division``."""
-        m = np.repeat(self.positives, self.n_cuts)
+        m = np.repeat(self.support, self.n_cuts)
         out = np.asarray(measures.recall(self.tp, m - self.tp, self.zero_division), np.float64)
         out.flags.writeable = False
         return out
@@ -152,8 +152,8 @@ class ClassPoints:
     def from_ranked_lists(
         cls,
         lists: Sequence[ArrayLike],
-        positives: ArrayLike,
-        n_objects: int,
+        support: ArrayLike,
+        n_samples: int,
         *,
         zero_division: float = 0.0,
         empty_classes: str = "exclude",
@@ -164,10 +164,10 @@ class ClassPoints:
         ----------
         lists
             One sequence of 0/1 labels per class, best-ranked object first. A list
-            may be truncated (shorter than ``n_objects``).
-        positives
+            may be truncated (shorter than ``n_samples``).
+        support
             True number of positives ``m_k`` of each class.
-        n_objects
+        n_samples
             Number of objects N.
 
         Notes
@@ -185,8 +185,8 @@ class ClassPoints:
         return cls.from_ranked_arrays(
             flat,
             indptr,
-            positives,
-            n_objects,
+            support,
+            n_samples,
             zero_division=zero_division,
             empty_classes=empty_classes,
         )
@@ -196,8 +196,8 @@ class ClassPoints:
         cls,
         labels: ArrayLike,
         indptr: ArrayLike,
-        positives: ArrayLike,
-        n_objects: int,
+        support: ArrayLike,
+        n_samples: int,
         *,
         zero_division: float = 0.0,
         empty_classes: str = "exclude",
@@ -215,17 +215,17 @@ class ClassPoints:
             raise ValueError(f"labels must be 1-dimensional, got shape {flat.shape}")
         flat = _as_uint8_01(flat, "lists")
         ptr = np.asarray(indptr, dtype=np.int64)
-        sizes = np.asarray(positives, dtype=np.int64).reshape(-1)
+        sizes = np.asarray(support, dtype=np.int64).reshape(-1)
         n = ptr.size - 1
         if n < 1:
             raise ValueError("lists is empty; at least one class is needed")
         if sizes.size != n:
-            raise ValueError(f"positives must have one entry per class ({n}), got {sizes.size}")
-        if isinstance(n_objects, bool) or not isinstance(n_objects, (int, np.integer)):
-            raise TypeError(f"n_objects must be a positive integer, got {type(n_objects).__name__}")
-        if int(n_objects) < 1:
-            raise ValueError(f"n_objects must be a positive integer, got {n_objects!r}")
-        big_n = int(n_objects)
+            raise ValueError(f"support must have one entry per class ({n}), got {sizes.size}")
+        if isinstance(n_samples, bool) or not isinstance(n_samples, (int, np.integer)):
+            raise TypeError(f"n_samples must be a positive integer, got {type(n_samples).__name__}")
+        if int(n_samples) < 1:
+            raise ValueError(f"n_samples must be a positive integer, got {n_samples!r}")
+        big_n = int(n_samples)
         lengths = np.diff(ptr)
         if (lengths < 0).any() or ptr[0] != 0 or ptr[-1] != flat.size:
             raise ValueError("indptr must be non-decreasing from 0 to len(labels)")
@@ -239,23 +239,23 @@ class ClassPoints:
 
 def check_ranked_lists(
     lengths: NDArray[np.int64],
-    positives_in_list: NDArray[np.int64],
-    positives: NDArray[np.int64],
-    n_objects: int,
+    in_list: NDArray[np.int64],
+    support: NDArray[np.int64],
+    n_samples: int,
     where: Callable[[int], str] = lambda j: f"class {j}",
 ) -> None:
-    """Refuse ranked lists that no ranking of ``n_objects`` objects can produce.
+    """Refuse ranked lists that no ranking of ``n_samples`` objects can produce.
 
     ``where(j)`` names list ``j`` in the message (a file reader adds the line number).
     """
     checks = (
-        (positives < 0, "positives must be >= 0, got {size}"),
-        (lengths > n_objects, "ranked list has {len} entries, more than n_objects={n}"),
-        (positives > n_objects, "{size} positives exceed n_objects={n}"),
-        (positives_in_list > positives, "ranked list holds {ones} positives, more than {size}"),
+        (support < 0, "support must be >= 0, got {size}"),
+        (lengths > n_samples, "ranked list has {len} entries, more than n_samples={n}"),
+        (support > n_samples, "support {size} exceeds n_samples={n}"),
+        (in_list > support, "ranked list holds {ones} positives, more than its support {size}"),
         (
-            lengths - positives_in_list > n_objects - positives,
-            "ranked list holds {neg} negatives but only n_objects - positives = {room} exist",
+            lengths - in_list > n_samples - support,
+            "ranked list holds {neg} negatives but only n_samples - support = {room} exist",
         ),
     )
     for bad, template in checks:
@@ -263,11 +263,11 @@ def check_ranked_lists(
             j = int(np.flatnonzero(bad)[0])
             detail = template.format(
                 len=int(lengths[j]),
-                n=n_objects,
-                size=int(positives[j]),
-                ones=int(positives_in_list[j]),
-                neg=int(lengths[j] - positives_in_list[j]),
-                room=int(n_objects - positives[j]),
+                n=n_samples,
+                size=int(support[j]),
+                ones=int(in_list[j]),
+                neg=int(lengths[j] - in_list[j]),
+                room=int(n_samples - support[j]),
             )
             raise ValueError(f"{where(j)}: {detail}")
 

@@ -1,7 +1,7 @@
 """``fmacro thresholds``: F-macro threshold search from the command line.
 
 With no file it searches the bundled Corel5k test-set rankings; with a file it reads the
-reference text format (``--n-objects`` and ``--positives`` required), ``.npz`` (arrays
+reference text format (``--n-samples`` and ``--support`` required), ``.npz`` (arrays
 ``scores`` and ``labels``) or the XC / svmlight sparse format.
 """
 
@@ -62,8 +62,8 @@ def load_problem(
     path: str | None,
     *,
     zero_division: float,
-    n_objects: int | None = None,
-    positives: str | None = None,
+    n_samples: int | None = None,
+    support: str | None = None,
 ) -> ThresholdProblem:
     """Read a ranking file (or the bundled one) and build its per-class points once."""
     from fmacro.optimize.io import load_scores_npz, read_ranked_lists, read_xc
@@ -84,12 +84,12 @@ def load_problem(
         elif suffix in (".svm", ".svmlight", ".xc", ".libsvm"):
             scores, labels = read_xc(file)
         else:
-            if n_objects is None or positives is None:
+            if n_samples is None or support is None:
                 raise ValueError(
-                    f"{path}: the reference text format needs --n-objects and --positives"
+                    f"{path}: the reference text format needs --n-samples and --support"
                 )
             points = read_ranked_lists(
-                file, n_objects=n_objects, positives=positives, zero_division=zero_division
+                file, n_samples=n_samples, support=support, zero_division=zero_division
             )
             return ThresholdProblem(points, None, None, f"{path} (ranked lists)")
         desc = str(path)
@@ -202,8 +202,8 @@ def register(subparsers: Any) -> None:
         metavar="SECONDS",
         help="stop exact's search after this long (best found and its proven gap)",
     )
-    p.add_argument("--n-objects", type=int, help="number of objects (ranked-list text format)")
-    p.add_argument("--positives", help="file of 'class_id size' lines (ranked-list text format)")
+    p.add_argument("--n-samples", type=int, help="number of objects (ranked-list text format)")
+    p.add_argument("--support", help="file of 'class_id size' lines (ranked-list text format)")
     p.add_argument("--plot", metavar="DIR", help="write PNG plots to DIR (needs matplotlib)")
     p.add_argument("--quiet", action="store_true", help="no progress display")
     add_common_options(p)
@@ -217,8 +217,8 @@ def run(args: argparse.Namespace) -> int:
     problem = load_problem(
         args.file,
         zero_division=args.zero_division,
-        n_objects=args.n_objects,
-        positives=args.positives,
+        n_samples=args.n_samples,
+        support=args.support,
     )
     methods = tuple(args.method) if args.method else METHODS
     with Progress(len(methods), "thresholds", enabled=not args.quiet) as bar:
