@@ -32,11 +32,14 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from fmacro.optimize._inputs import as_binary_labels
+from fmacro.optimize.rules import PerClassThresholds, TopK
 from fmacro.optimize.search.points import ClassPoints
+from fmacro.optimize.search.result import ThresholdResult
 from fmacro.validation.checks import as_float_array, is_sparse
 
 __all__ = [
     "RankedLists",
+    "load_rule",
     "load_scores_npz",
     "parse_ranked_lists",
     "ranked_lists_from_scores",
@@ -359,11 +362,12 @@ def save_scores_npz(path: PathLike, scores: Any, labels: Any) -> None:
     np.savez_compressed(path, **parts)
 
 
-def load_scores_npz(path: PathLike) -> tuple[Any, Any]:
+def load_scores_npz(path: PathLike, *, require_labels: bool = True) -> tuple[Any, Any]:
     """Load ``(scores, labels)`` saved by :func:`save_scores_npz`.
 
     A file with plain ``scores`` and ``labels`` arrays (``np.savez``) also works.
-    Sparse parts come back as ``scipy.sparse.csr_matrix``.
+    Sparse parts come back as ``scipy.sparse.csr_matrix``. With ``require_labels=False`` a
+    file without labels gives ``(scores, None)``.
     """
     with np.load(path, allow_pickle=False) as z:
         out: list[Any] = []
@@ -380,9 +384,35 @@ def load_scores_npz(path: PathLike) -> tuple[Any, Any]:
                         shape=(rows, cols),
                     )
                 )
+            elif name == "labels" and not require_labels:
+                out.append(None)
             else:
                 raise ValueError(f"{path} has no '{name}' array; found {sorted(z.files)}")
     return out[0], out[1]
+
+
+def load_rule(path: PathLike) -> tuple[PerClassThresholds | TopK, tuple[str, ...] | None]:
+    """The decision rule saved in a thresholds file, and its class names if recorded.
+
+    ``.json``: a :meth:`ThresholdResult.save <fmacro.optimize.ThresholdResult.save>` record
+    (per-class thresholds or top-k); ``.npy``: a 1-D array of per-class thresholds.
+    """
+    file = Path(path)
+    if file.suffix.lower() == ".npy":
+        try:
+            values = np.load(file, allow_pickle=False)
+        except (OSError, EOFError, ValueError) as exc:
+            raise ValueError(f"{path}: not a readable .npy array ({exc})") from None
+        if values.ndim != 1 or values.dtype.kind not in "fiu":
+            raise ValueError(
+                f"{path}: expected a 1-D numeric array of thresholds, got {values.dtype} "
+                f"{values.shape}"
+            )
+        if np.isnan(values.astype(np.float64)).any():
+            raise ValueError(f"{path}: thresholds contain NaN")
+        return PerClassThresholds(values), None
+    result = ThresholdResult.load(file)
+    return result.rule, result.classes
 
 
 # --------------------------------------------------------------------------- XC format

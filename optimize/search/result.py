@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import math
+import os
 from collections.abc import Mapping
+from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
@@ -46,6 +49,59 @@ def freeze_mapping(values: Mapping[str, Any] | None) -> Mapping[str, Any]:
 def thaw_mapping(values: Mapping[str, Any]) -> dict[str, Any]:
     """A plain (picklable) dict copy of a :func:`freeze_mapping` result, nested too."""
     return {k: thaw_mapping(v) if isinstance(v, Mapping) else v for k, v in values.items()}
+
+
+_FORMAT = "fmacro.thresholds"
+_VERSION = 1
+_SCORE_FIELDS = ("f", "precision", "recall", "upper_bound", "gap")
+
+
+def _class_names(values: Any) -> tuple[str, ...] | None:
+    if values is None:
+        return None
+    if isinstance(values, str):
+        raise TypeError("classes must be a sequence of names, got a single str")
+    return tuple(str(v) for v in values)
+
+
+def _json_float(x: float) -> float | str:
+    return x if math.isfinite(x) else str(x)  # 'inf', '-inf', 'nan'
+
+
+def _from_json_float(x: float | str) -> float:
+    if isinstance(x, str) and x not in ("inf", "-inf", "nan"):
+        raise ValueError(f"expected a number or 'inf', '-inf', 'nan', got {x!r}")
+    return float(x)
+
+
+def _json_value(value: Any) -> Any:
+    if isinstance(value, np.ndarray):
+        return _json_value(value.tolist())
+    if isinstance(value, Mapping):
+        return {str(k): _json_value(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_json_value(v) for v in value]
+    if isinstance(value, (np.floating, float)):
+        return _json_float(float(value))
+    if isinstance(value, np.integer):
+        return int(value)
+    if isinstance(value, np.bool_):
+        return bool(value)
+    return value
+
+
+def _from_json_value(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return {k: _from_json_value(v) for k, v in value.items()}
+    if isinstance(value, list):
+        items = [_from_json_value(v) for v in value]
+        numeric = (
+            all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in items) and items
+        )
+        return np.asarray(items) if numeric else items
+    if value in ("inf", "-inf", "nan"):
+        return float(value)
+    return value
 
 
 def _rebuild_result(fields: dict[str, Any]) -> ThresholdResult:
@@ -119,6 +175,109 @@ class ThresholdResult:
     rule: PerClassThresholds | TopK = attrs.field(
         default=attrs.Factory(lambda self: PerClassThresholds(self.thresholds), takes_self=True)
     )
+    classes: tuple[str, ...] | None = attrs.field(default=None, converter=_class_names)
+
+    @classes.validator
+    def _one_name_per_threshold(self, _attribute: Any, value: tuple[str, ...] | None) -> None:
+        if value is not None and len(value) != self.thresholds.shape[0]:
+            raise ValueError(
+                f"classes must name each of the {self.thresholds.shape[0]} threshold columns, "
+                f"got {len(value)} names"
+            )
+
+    def save(self, path: str | os.PathLike[str]) -> None:
+        """Write the result: ``.json`` (everything, :meth:`to_dict`) or ``.npy`` (thresholds).
+
+        ``.npy`` holds only the per-class thresholds (positive iff ``score >= threshold``);
+        a ``top_k`` result has none and needs ``.json``.
+        """
+        target = Path(path)
+        suffix = target.suffix.lower()
+        if suffix == ".json":
+            target.write_text(json.dumps(self.to_dict(), indent=1), encoding="utf-8")
+        elif suffix == ".npy":
+            if isinstance(self.rule, TopK):
+                raise ValueError(f"{path}: a top_k result has no per-class thresholds; use .json")
+            np.save(target, np.asarray(self.thresholds))
+        else:
+            raise ValueError(f"{path}: save thresholds as .json or .npy, got {suffix!r}")
+
+    @classmethod
+    def load(cls, path: str | os.PathLike[str]) -> ThresholdResult:
+        """Read a result written by :meth:`save` as ``.json``."""
+        source = Path(path)
+        try:
+            data = json.loads(source.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise ValueError(f"{path}: not a readable thresholds JSON file ({exc})") from None
+        try:
+            return cls.from_dict(data)
+        except ValueError as exc:
+            raise ValueError(f"{path}: {exc}") from None
+
+    def with_classes(self, classes: Any) -> ThresholdResult:
+        """The same result with column names (one per threshold), kept when saved."""
+        return attrs.evolve(self, classes=classes)
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-safe dict of the result (see :func:`fmacro.optimize.io.save_thresholds`).
+
+        Non-finite floats (``+inf`` = never predict, ``-inf`` = always, ``nan``) are written
+        as the strings ``"inf"``, ``"-inf"`` and ``"nan"``: JSON has no such numbers.
+        """
+        rule: dict[str, Any] = (
+            {"kind": "top_k", "k": self.rule.k}
+            if isinstance(self.rule, TopK)
+            else {"kind": "per_class_thresholds"}
+        )
+        return {
+            "format": _FORMAT,
+            "version": _VERSION,
+            "method": self.method,
+            "rule": rule,
+            "classes": None if self.classes is None else list(self.classes),
+            "thresholds": [_json_float(t) for t in self.thresholds.tolist()],
+            "cuts": self.cuts.tolist(),
+            "beta": self.beta,
+            "zero_division": _json_float(self.zero_division),
+            "f": _json_float(self.f),
+            "precision": _json_float(self.precision),
+            "recall": _json_float(self.recall),
+            "upper_bound": _json_float(self.upper_bound),
+            "gap": _json_float(self.gap),
+            "diagnostics": _json_value(thaw_mapping(self.diagnostics)),
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> ThresholdResult:
+        """Inverse of :meth:`to_dict` (lists of numbers in ``diagnostics`` become arrays)."""
+        if not isinstance(data, Mapping) or data.get("format") != _FORMAT:
+            raise ValueError(f"not an fmacro thresholds record (expected format {_FORMAT!r})")
+        if data.get("version") != _VERSION:
+            raise ValueError(
+                f"thresholds record version {data.get('version')!r} is not supported "
+                f"(this fmacro reads version {_VERSION})"
+            )
+        try:
+            rule_spec = data["rule"]
+            thresholds = np.array([_from_json_float(t) for t in data["thresholds"]], np.float64)
+            fields = {
+                "thresholds": thresholds,
+                "cuts": np.asarray(data["cuts"], dtype=np.int64),
+                "method": data["method"],
+                "beta": data["beta"],
+                "zero_division": _from_json_float(data["zero_division"]),
+                "classes": data.get("classes"),
+                "diagnostics": _from_json_value(data.get("diagnostics", {})),
+                **{k: _from_json_float(data[k]) for k in _SCORE_FIELDS},
+            }
+        except (KeyError, TypeError) as exc:
+            raise ValueError(f"thresholds record is missing or has a bad field: {exc}") from None
+        if rule_spec.get("kind") == "top_k":
+            fields["rule"] = TopK(rule_spec["k"])
+        elif rule_spec.get("kind") != "per_class_thresholds":
+            raise ValueError(f"unknown decision rule {rule_spec!r}")
+        return cls(**fields)
 
     @classmethod
     def from_cuts(

@@ -19,7 +19,7 @@ from typing import Any
 __all__ = ["build_parser", "main"]
 
 # Modules that add a subcommand: each has register(subparsers) and run(args) -> int.
-_SUBCOMMAND_MODULES = ("fmacro.cli.thresholds", "fmacro.cli.fdelta")
+_SUBCOMMAND_MODULES = ("fmacro.cli.thresholds", "fmacro.cli.apply", "fmacro.cli.fdelta")
 
 
 def _zero_division(text: str) -> float:

@@ -205,6 +205,14 @@ def register(subparsers: Any) -> None:
     p.add_argument("--n-samples", type=int, help="number of objects (ranked-list text format)")
     p.add_argument("--support", help="file of 'class_id size' lines (ranked-list text format)")
     p.add_argument("--plot", metavar="DIR", help="write PNG plots to DIR (needs matplotlib)")
+    p.add_argument(
+        "--save",
+        metavar="FILE",
+        help=(
+            "save the first method's thresholds (the table's top row): .json (method, beta, "
+            "zero_division, certificate; for 'fmacro apply') or .npy (thresholds only)"
+        ),
+    )
     p.add_argument("--quiet", action="store_true", help="no progress display")
     add_common_options(p)
     p.set_defaults(run=run)
@@ -253,6 +261,8 @@ def run(args: argparse.Namespace) -> int:
                 "seconds": seconds,
             }
         )
+    if args.save and results:
+        results[0][0].save(args.save)
     if args.plot:
         from fmacro.optimize.plot import save_threshold_plots
 
@@ -304,4 +314,6 @@ def run(args: argparse.Namespace) -> int:
         print(f"skipped (need scores, not ranked lists): {', '.join(skipped)}")
     for w in written:
         print(f"wrote {w}")
+    if args.save and results:
+        print(f"saved the {results[0][0].method} thresholds to {args.save}")
     return 0
