@@ -44,8 +44,6 @@ if __name__ == "__main__":
     assert pooled.confusion == whole.confusion  # identical counts, hence identical scores
     print(f"{pooled.confusion.n_samples:,} predictions in 50 chunks")
     print(
-        print(
-            f"F-macro {pooled.f_macro:.4f}, macro-F {pooled.macro_f:.4f}, "
-            f"accuracy {pooled.accuracy:.4f}"
-        )
+        f"F-macro {pooled.f_macro:.4f}, macro-F {pooled.macro_f:.4f}, "
+        f"accuracy {pooled.accuracy:.4f}"
     )

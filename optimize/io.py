@@ -1,5 +1,7 @@
 """Reading and writing rankings: the reference text format, .npz and the XC sparse format.
 
+Each format with a short example: docs/glossary.md of the source repository.
+
 The reference text format
 -------------------------
 One line per class: the class id (a non-negative integer), then the 0/1 labels of
@@ -16,7 +18,7 @@ and lines starting with ``#`` are skipped. The format has no scores, so a ranked
 cannot express ties: every position is its own cut.
 
 Column ``j`` of the resulting :class:`~fmacro.optimize.search.points.ClassPoints` (and of a
-:class:`~optimize.result.ThresholdResult` computed from it) is the ``j``-th class
+:class:`~fmacro.optimize.ThresholdResult` computed from it) is the ``j``-th class
 line of the file; :func:`parse_ranked_lists` returns the ids in that order.
 """
 

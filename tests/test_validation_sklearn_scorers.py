@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from sklearn.datasets import make_classification, make_multilabel_classification
 from sklearn.linear_model import LogisticRegression
@@ -45,3 +46,34 @@ def test_grid_search_and_multilabel() -> None:
 def test_unknown_measure() -> None:
     with pytest.raises(ValueError, match="measure must be one of"):
         measure_scorer("auc")
+
+
+def test_multilabel_accuracies_and_hamming_loss_agree_with_scikit_learn() -> None:
+    from sklearn.metrics import accuracy_score, hamming_loss, precision_score
+
+    from fmacro.validation.sklearn import measure_score
+
+    rng = np.random.default_rng(5)
+    y_true = (rng.random((40, 6)) < 0.3).astype(int)
+    y_pred = (rng.random((40, 6)) < 0.3).astype(int)
+    assert measure_score(y_true, y_pred, measure="subset_accuracy") == accuracy_score(
+        y_true, y_pred
+    )
+    assert measure_score(y_true, y_pred, measure="hamming_loss") == pytest.approx(
+        hamming_loss(y_true, y_pred)
+    )
+    assert measure_score(y_true, y_pred, measure="weighted_precision") == pytest.approx(
+        precision_score(y_true, y_pred, average="weighted", zero_division=0)
+    )
+
+
+def test_hamming_loss_scorer_is_negated_as_scikit_learns_losses() -> None:
+    from sklearn.dummy import DummyClassifier
+    from sklearn.metrics import hamming_loss
+
+    rng = np.random.default_rng(6)
+    X = rng.random((30, 3))
+    Y = (rng.random((30, 4)) < 0.4).astype(int)
+    clf = DummyClassifier(strategy="most_frequent").fit(X, Y)
+    score = measure_scorer("hamming_loss")(clf, X, Y)
+    assert score == pytest.approx(-hamming_loss(Y, clf.predict(X)))

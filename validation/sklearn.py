@@ -25,9 +25,17 @@ _MEASURES = (
     "weighted_f",
     "macro_precision",
     "macro_recall",
+    "micro_precision",
+    "micro_recall",
+    "weighted_precision",
+    "weighted_recall",
     "samples_f",
     "accuracy",
+    "subset_accuracy",
+    "hamming_loss",
 )
+# Losses: lower is better, so their scorers negate them (scikit-learn's convention).
+_LOSSES = frozenset({"hamming_loss"})
 
 
 def measure_score(
@@ -72,12 +80,23 @@ def f_macro_score(
 def measure_scorer(
     measure: str = "f_macro", *, beta: float = 1.0, zero_division: float = 0.0
 ) -> Any:
-    """A scikit-learn scorer (``make_scorer``) for ``measure`` (greater is better)."""
+    """A scikit-learn scorer (``make_scorer``) for ``measure``.
+
+    Greater is better for every measure but ``hamming_loss``, whose scorer returns the
+    negated loss (as scikit-learn's ``neg_*`` scorers do). ``subset_accuracy`` and
+    ``hamming_loss`` are multi-label measures (for single-label targets, ``accuracy``).
+    """
     from sklearn.metrics import make_scorer
 
     if measure not in _MEASURES:
         raise ValueError(f"measure must be one of {_MEASURES}, got {measure!r}")
-    return make_scorer(measure_score, measure=measure, beta=beta, zero_division=zero_division)
+    return make_scorer(
+        measure_score,
+        greater_is_better=measure not in _LOSSES,
+        measure=measure,
+        beta=beta,
+        zero_division=zero_division,
+    )
 
 
 def f_macro_scorer(beta: float = 1.0, zero_division: float = 0.0) -> Any:

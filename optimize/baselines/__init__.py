@@ -1,5 +1,7 @@
 """Classic threshold rules, without a certificate: the methods fmacro is compared with.
 
+Terms (T_b/SCut, RCut, PCut) are explained in docs/glossary.md of the source repository.
+
 ``per_class`` (T_b / SCut, the macro-F optimum), ``global_threshold``, ``proportional``
 (PCut), ``cyclic`` (coordinate ascent), ``top_k`` (RCut), and ``best_threshold`` for one
 binary ranking.
