@@ -33,9 +33,9 @@ __all__ = ["per_class"]
 # nogil: blocks of columns run on several Python threads (np.sort releases the GIL too).
 @numba.njit(cache=True, nogil=True)
 def _block_best_cuts(
-    unsorted: NDArray[np.float64],
+    unsorted: NDArray[np.floating],
     y: NDArray[np.bool_],
-    srt: NDArray[np.float64],
+    srt: NDArray[np.floating],
     zd: float,
     b2: float,
 ) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64], NDArray[np.float64]]:
@@ -153,15 +153,34 @@ def per_class(
     )
 
 
+def _dense_scores(scores: Any) -> NDArray[Any]:
+    """float32/float64 scores as they are (no copy; checked block by block), others float64."""
+    arr = scores if isinstance(scores, np.ndarray) else np.asarray(scores)
+    if arr.dtype in (np.float32, np.float64):
+        return arr
+    return as_float_array(arr, "scores", ndim=2)
+
+
+def _dense_labels(labels: Any) -> NDArray[np.bool_]:
+    """Bool labels as they are (no copy); others checked 0/1 and converted once."""
+    if isinstance(labels, np.ndarray) and labels.dtype == np.bool_:
+        return labels
+    return as_binary_labels(labels, "labels")
+
+
 def _per_class_dense(
     scores: Any, labels: Any, b: float, zero_division: float, empty_classes: str
 ) -> ThresholdResult:
-    """T_b on dense inputs without materializing the points: one sort + one sweep."""
+    """T_b on dense inputs without materializing the points: one sort + one sweep.
+
+    float32 and float64 scores are sorted in their own dtype, a column block at a time:
+    the extra memory is a few blocks per thread, never a float64 copy of the matrix.
+    """
     zd = check_zero_division(zero_division)
     check_empty_classes(empty_classes, zd)
     s_shape = matching_shapes(scores, labels)
-    s = np.ascontiguousarray(as_float_array(scores, "scores", ndim=2))
-    y = np.ascontiguousarray(as_binary_labels(labels, "labels"))
+    s = _dense_scores(scores)
+    y = _dense_labels(labels)
     _, n_cols = s_shape
     sizes = np.count_nonzero(y, axis=0).astype(np.int64)
     cols = kept_classes(sizes, empty_classes)
@@ -170,7 +189,7 @@ def _per_class_dense(
     tp = np.zeros(n_cols, dtype=np.int64)
     cnt = np.zeros(n_cols, dtype=np.int64)
     thr = np.full(n_cols, math.inf)
-    # Column blocks of ~16 MB, transposed so that each class is contiguous: sorting
+    # Column blocks of ~8-16 MB, transposed so that each class is contiguous: sorting
     # contiguous rows is several times faster than np.sort(axis=0) on a large matrix.
     # Blocks are independent and both np.sort and the kernel release the GIL, so they
     # run on one thread per core.
@@ -179,8 +198,17 @@ def _per_class_dense(
 
     def best_cuts(blk: slice) -> tuple[NDArray[Any], ...]:
         u = np.ascontiguousarray(s[:, blk].T)
+        srt = np.sort(u, axis=1)
+        # Sorted ascending, NaN last: a non-finite value sits at one of the two ends.
+        ends = srt[:, [0, -1]]
+        if not np.isfinite(ends).all():
+            bad = int(u.size - np.count_nonzero(np.isfinite(u)))
+            raise ValueError(
+                f"scores contains {bad} NaN or infinite value(s) in columns "
+                f"{blk.start}-{blk.stop - 1}"
+            )
         yb = np.ascontiguousarray(y[:, blk].T)
-        return _block_best_cuts(u, yb, np.sort(u, axis=1), zd, b * b)
+        return _block_best_cuts(u, yb, srt, zd, b * b)
 
     workers = min(len(blocks), numba.get_num_threads())
     if workers > 1:
