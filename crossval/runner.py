@@ -381,6 +381,53 @@ class CrossValidation(Generic[V]):
         out.flags.writeable = False
         return out
 
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-safe record: one entry per fold, the pooled validation's record, mean, std.
+
+        Undefined scores are ``None``; the pooled record follows
+        :mod:`fmacro.validation.tables` when the validations are fmacro's.
+        """
+        folds = []
+        for i, score in enumerate(self.fold_scores):
+            fold = self.fold_indices[i] if i < len(self.fold_indices) else None
+            folds.append(
+                {
+                    "fold": i if fold is None else fold.index,
+                    "repeat": 0 if fold is None else fold.repeat,
+                    "n_validation": None if fold is None else fold.n_validation,
+                    "score": _json_number(score),
+                }
+            )
+        pooled = self.pooled
+        return {
+            "score": _describe_score(self.validations[0]),
+            "n_samples": self.n_samples,
+            "folds": folds,
+            "pooled_score": _json_number(pooled.score),
+            "mean": _json_number(self.mean),
+            "std": _json_number(self.std),
+            "pooled": pooled.to_dict() if hasattr(pooled, "to_dict") else None,
+        }
+
+    def to_pandas(self) -> Any:
+        """A DataFrame with one row per fold, then ``pooled``, ``mean`` and ``std`` (pandas).
+
+        Columns: ``repeat``, ``n_validation`` and ``score`` (the pooled row is the score of
+        the summed counts; ``mean``/``std`` summarize the fold rows).
+        """
+        import pandas as pd
+
+        record = self.to_dict()
+        rows = {
+            f"fold {f['fold']}" + (f" (repeat {f['repeat']})" if f["repeat"] else ""): f
+            for f in record["folds"]
+        }
+        rows["pooled"] = {"score": record["pooled_score"]}
+        rows["mean"] = {"score": record["mean"]}
+        rows["std"] = {"score": record["std"]}
+        frame = pd.DataFrame.from_dict(rows, orient="index")[["repeat", "n_validation", "score"]]
+        return frame.astype({"repeat": "Int64", "n_validation": "Int64", "score": "float64"})
+
     def report(self, digits: int = 4) -> str:
         """Pooled and fold-averaged scores side by side, then the pooled validation."""
         what = _describe_score(self.validations[0])
@@ -405,6 +452,10 @@ class CrossValidation(Generic[V]):
 
     def __str__(self) -> str:
         return self.report()
+
+
+def _json_number(x: float) -> float | None:
+    return None if np.isnan(x) else float(x)
 
 
 def cross_validate(

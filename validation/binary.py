@@ -251,6 +251,22 @@ class BinFValidation:
             },
         }
 
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-safe record in the schema every validation shares.
+
+        See :mod:`fmacro.validation.tables`: per-class rows, micro/macro/weighted/F-macro
+        averages, kind-specific measures; undefined values are ``None``.
+        """
+        from fmacro.validation.tables import validation_record
+
+        return validation_record(self)
+
+    def to_pandas(self) -> Any:
+        """A pandas DataFrame: one row per class, then the averages (needs pandas)."""
+        from fmacro.validation.tables import validation_frame
+
+        return validation_frame(self)
+
     def report(self, digits: int = 4) -> str:
         """A readable table of the counts and measures."""
         c = self.counts

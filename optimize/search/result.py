@@ -215,6 +215,42 @@ class ThresholdResult:
         except ValueError as exc:
             raise ValueError(f"{path}: {exc}") from None
 
+    def to_pandas(self, points: ClassPoints | None = None) -> Any:
+        """A DataFrame with one row per class column (needs pandas).
+
+        Columns ``threshold`` and ``kept`` (whether the class was averaged); given the
+        :class:`ClassPoints` the result was computed on, also ``predicted`` (the cut's size:
+        objects with ``score >= threshold``), ``tp``, ``precision`` and ``recall``. Rows are
+        named by :attr:`classes` when known.
+        """
+        import pandas as pd
+
+        n_cols = self.thresholds.shape[0]
+        index = list(self.classes) if self.classes is not None else list(range(n_cols))
+        frame = pd.DataFrame({"threshold": np.asarray(self.thresholds)}, index=index)
+        if isinstance(self.rule, TopK):
+            frame["threshold"] = np.nan
+        if points is None:
+            return frame
+        if points.n_columns != n_cols or points.n_classes != self.cuts.shape[0]:
+            raise ValueError(
+                f"points ({points.n_columns} columns, {points.n_classes} kept) do not match "
+                f"this result ({n_cols} columns, {self.cuts.shape[0]} cuts)"
+            )
+        kept = np.zeros(n_cols, dtype=bool)
+        kept[points.class_index] = True
+        frame["kept"] = kept
+        at = points.indptr[:-1] + np.asarray(self.cuts)
+        for name, values in (("predicted", points.tp[at] + points.fp[at]), ("tp", points.tp[at])):
+            counts = pd.array([pd.NA] * n_cols, dtype="Int64")
+            counts[points.class_index] = values
+            frame[name] = counts
+        for name, ratios in (("precision", points.precision[at]), ("recall", points.recall[at])):
+            column = np.full(n_cols, np.nan)
+            column[points.class_index] = ratios
+            frame[name] = column
+        return frame
+
     def with_classes(self, classes: Any) -> ThresholdResult:
         """The same result with column names (one per threshold), kept when saved."""
         return attrs.evolve(self, classes=classes)

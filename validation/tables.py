@@ -1,0 +1,183 @@
+"""Validations as plain records and tables: one schema for every kind.
+
+:func:`validation_record` gives a JSON-safe dict (the ``to_dict`` of every validation and the
+JSON of ``fmacro evaluate``); :func:`validation_frame` a pandas DataFrame with one row per
+class and one per average (pandas stays optional: imported on call).
+
+The record::
+
+    kind             "binary" | "multiclass" | "multilabel"
+    beta, n_samples
+    zero_division    0.0, 1.0, or the string "nan" (the policy)
+    classes          class names (binary: the positive label)
+    per_class        [{class, precision, recall, f, support, tp, fp, fn}, ...]
+    averages         {micro, macro, weighted, f_macro: {precision, recall, f}}
+                     (f_macro: macro precision, macro recall and F of the two)
+    measures         accuracy / specificity / g (binary), accuracy (multiclass),
+                     samples_f / subset_accuracy / hamming_loss (multi-label)
+    confusion_matrix rows = expected class, columns = predicted (multiclass; else null)
+
+An *undefined value* (a 0/0 measure under ``zero_division=nan``, or an average over no
+defined class) is ``null``; the policy itself is written ``"nan"``, so the two never mix.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from fmacro.validation.averages import ClassAverages
+    from fmacro.validation.binary import BinFValidation
+
+__all__ = ["validation_frame", "validation_record"]
+
+_AVERAGES = ("micro", "macro", "weighted")
+
+
+def _value(x: Any) -> Any:
+    """A JSON-safe number: NaN (undefined) becomes None."""
+    if isinstance(x, (np.integer, int)) and not isinstance(x, bool):
+        return int(x)
+    x = float(x)
+    return None if math.isnan(x) else x
+
+
+def _policy(zero_division: float) -> float | str:
+    return "nan" if math.isnan(zero_division) else float(zero_division)
+
+
+def _class_rows(v: ClassAverages, names: list[str]) -> list[dict[str, Any]]:
+    c = v.class_counts
+    columns = {
+        "precision": v.per_class_precision,
+        "recall": v.per_class_recall,
+        "f": v.per_class_f,
+        "support": c.support,
+        "tp": c.tp,
+        "fp": c.fp,
+        "fn": c.fn,
+    }
+    return [
+        {"class": name, **{key: _value(col[k]) for key, col in columns.items()}}
+        for k, name in enumerate(names)
+    ]
+
+
+def _averages(v: ClassAverages) -> dict[str, dict[str, Any]]:
+    out = {
+        avg: {m: _value(getattr(v, f"{avg}_{m}")) for m in ("precision", "recall", "f")}
+        for avg in _AVERAGES
+    }
+    out["f_macro"] = {
+        "precision": _value(v.macro_precision),
+        "recall": _value(v.macro_recall),
+        "f": _value(v.f_macro),
+    }
+    return out
+
+
+def _binary_record(v: BinFValidation) -> dict[str, Any]:
+    c = v.counts
+    row = {
+        "class": str(v.positive),
+        "precision": _value(v.precision),
+        "recall": _value(v.recall),
+        "f": _value(v.f_beta),
+        "support": c.tp + c.fn,
+        "tp": c.tp,
+        "fp": c.fp,
+        "fn": c.fn,
+    }
+    pr = {"precision": row["precision"], "recall": row["recall"], "f": row["f"]}
+    return {
+        "kind": "binary",
+        "beta": v.beta,
+        "zero_division": _policy(v.zero_division),
+        "n_samples": c.n_samples,
+        "classes": [str(v.positive)],
+        "per_class": [row],
+        # One class: every average is the positive class's own measure.
+        "averages": {name: dict(pr) for name in (*_AVERAGES, "f_macro")},
+        "measures": {
+            "accuracy": _value(v.accuracy),
+            "specificity": _value(v.specificity),
+            "g": _value(v.g),
+            "tn": c.tn,
+        },
+        "confusion_matrix": None,
+    }
+
+
+def validation_record(v: Any) -> dict[str, Any]:
+    """The JSON-safe record of a binary, multiclass or multi-label validation (schema above)."""
+    from fmacro.validation.binary import BinFValidation
+    from fmacro.validation.multiclass import MultiFValidation
+    from fmacro.validation.multilabel import MultiLabelFValidation
+
+    if isinstance(v, BinFValidation):
+        return _binary_record(v)
+    if isinstance(v, MultiFValidation):
+        names = [str(c) for c in v.classes]
+        return {
+            "kind": "multiclass",
+            "beta": v.beta,
+            "zero_division": _policy(v.zero_division),
+            "n_samples": v.confusion.n_samples,
+            "classes": names,
+            "per_class": _class_rows(v, names),
+            "averages": _averages(v),
+            "measures": {"accuracy": _value(v.accuracy)},
+            "confusion_matrix": v.confusion.matrix.tolist(),
+        }
+    if isinstance(v, MultiLabelFValidation):
+        labels = v.labels if v.labels is not None else range(v.n_labels)
+        names = [str(c) for c in labels]
+        return {
+            "kind": "multilabel",
+            "beta": v.beta,
+            "zero_division": _policy(v.zero_division),
+            "n_samples": v.n_samples,
+            "classes": names,
+            "per_class": _class_rows(v, names),
+            "averages": _averages(v),
+            "measures": {
+                "samples_f": _value(v.samples_f),
+                "subset_accuracy": _value(v.subset_accuracy),
+                "hamming_loss": _value(v.hamming_loss),
+            },
+            "confusion_matrix": None,
+        }
+    raise TypeError(f"v must be a fmacro validation, got {type(v).__name__}")
+
+
+def validation_frame(v: Any) -> pd.DataFrame:
+    """Per-class rows, then ``micro avg``, ``macro avg``, ``weighted avg`` and ``F-macro``.
+
+    Columns ``precision, recall, f`` (float, undefined = NaN) and ``support, tp, fp, fn``
+    (nullable integers; the ``micro avg`` row holds the pooled counts, the other averages
+    none). The ``F-macro`` row holds macro precision, macro recall and F of the two (not the
+    mean of the per-class F, which is the ``macro avg`` row's ``f``). Needs pandas.
+    """
+    try:
+        import pandas as pd
+    except ImportError as exc:  # pragma: no cover - pandas is in the test extra
+        raise ImportError("to_pandas needs pandas: pip install pandas") from exc
+    record = validation_record(v)
+    support = sum(row["support"] for row in record["per_class"])
+    rows = {row["class"]: {k: row[k] for k in row if k != "class"} for row in record["per_class"]}
+    labels = {"micro": "micro avg", "macro": "macro avg", "weighted": "weighted avg"}
+    labels["f_macro"] = "F-macro"
+    pooled = {k: sum(row[k] for row in record["per_class"]) for k in ("tp", "fp", "fn")}
+    for key, label in labels.items():
+        # micro pools the counts, so its row carries them; other averages have none.
+        counts = pooled if key == "micro" else {}
+        rows[label] = {**record["averages"][key], "support": support, **counts}
+    frame = pd.DataFrame.from_dict(rows, orient="index")
+    frame = frame[["precision", "recall", "f", "support", "tp", "fp", "fn"]]
+    floats = dict.fromkeys(("precision", "recall", "f"), "float64")
+    return frame.astype({**floats, **dict.fromkeys(("support", "tp", "fp", "fn"), "Int64")})
