@@ -27,20 +27,22 @@ def split_by_fold(
     """Return sorted ``(train, validation)`` indices of ``fold`` in one pass.
 
     ``n_validation`` must equal the number of entries of ``fold_of`` equal to ``fold``.
+    Branch-free: every index is written to both outputs and only the right counter
+    advances (a shuffled assignment makes the branch unpredictable), so each output
+    has one slot of slack that the returned views leave out.
     """
     n = fold_of.shape[0]
-    validation = np.empty(n_validation, dtype=np.intp)
-    train = np.empty(n - n_validation, dtype=np.intp)
+    validation = np.empty(n_validation + 1, dtype=np.intp)
+    train = np.empty(n - n_validation + 1, dtype=np.intp)
     a = 0
     b = 0
     for j in range(n):
-        if fold_of[j] == fold:
-            validation[a] = j
-            a += 1
-        else:
-            train[b] = j
-            b += 1
-    return train, validation
+        hit = fold_of[j] == fold
+        validation[a] = j
+        train[b] = j
+        a += hit
+        b += 1 - hit
+    return train[:b], validation[:a]
 
 
 @numba.njit(cache=True)
