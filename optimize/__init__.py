@@ -47,13 +47,23 @@ from fmacro.optimize.search import (
     per_class_cuts,
 )
 from fmacro.optimize.search.result import ThresholdResult, evaluate_cuts
+from fmacro.optimize.tuning import (
+    ExpectedPoints,
+    SmoothedPoints,
+    etu,
+    expected_points,
+    smooth_points,
+    tune,
+)
 
 __all__ = [
     "BinaryThreshold",
     "ClassHulls",
     "ClassPoints",
+    "ExpectedPoints",
     "LocalizeResult",
     "MacroEvaluation",
+    "SmoothedPoints",
     "Sweep",
     "ThresholdResult",
     "argv_curve",
@@ -67,9 +77,11 @@ __all__ = [
     "cyclic",
     "domain",
     "edge_sweep",
+    "etu",
     "evaluate_cuts",
     "evaluate_thresholds",
     "exact",
+    "expected_points",
     "f_macro",
     "fixed_point",
     "global_threshold",
@@ -79,7 +91,9 @@ __all__ = [
     "predict_top_k",
     "proportional",
     "read_ranked_lists",
+    "smooth_points",
     "top_k",
+    "tune",
 ]
 
 # Subpackages with heavier or optional dependencies load on first attribute access.

@@ -3,9 +3,10 @@
 :class:`FMacroThresholdClassifier` wraps any scikit-learn classifier that scores its
 classes (``predict_proba`` or ``decision_function``). ``fit`` collects out-of-fold
 scores of clones of the wrapped estimator, searches one threshold per class column
-on them with an fmacro method (by default the certified ``fixed_point`` search), and
-refits the estimator on all the data; ``predict`` applies the thresholds to the
-refitted estimator's scores.
+on them with an fmacro method (by default :func:`optimize.tune`, thresholds chosen to
+hold on new data; ``"fixed_point"`` is the certified in-sample optimum), and refits
+the estimator on all the data; ``predict`` applies the thresholds to the refitted
+estimator's scores.
 
 F-macro is F_beta(P, R) of the macro-averaged precision P and recall R; it is not
 the mean of per-class F (macro-F). See :mod:`fmacro.optimize.search.fixed_point`.
@@ -37,12 +38,14 @@ from fmacro.optimize.baselines import cyclic, global_threshold, per_class
 from fmacro.optimize.search.domain import domain
 from fmacro.optimize.search.fixed_point import fixed_point
 from fmacro.optimize.search.result import ThresholdResult
+from fmacro.optimize.tuning import tune
 from fmacro.validation.checks import check_beta, check_same_length, check_zero_division, is_sparse
 
 __all__ = ["METHODS", "FMacroThresholdClassifier"]
 
 #: Threshold-search methods by name; each maps (scores, labels) to a ThresholdResult.
 METHODS: Mapping[str, Callable[..., ThresholdResult]] = {
+    "tune": tune,
     "fixed_point": fixed_point,
     "per_class": per_class,
     "cyclic": cyclic,
@@ -102,9 +105,13 @@ class FMacroThresholdClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimat
         ``(n_samples, 2)`` arrays (one per label, as from random forests or
         ``MultiOutputClassifier``) or one ``(n_samples, n_labels)`` array (as from
         ``OneVsRestClassifier``).
-    method : {"fixed_point", "per_class", "cyclic", "domain", "global_threshold"}
-        Threshold search (see :data:`METHODS`): ``"fixed_point"`` (default) finds
-        certified F-macro thresholds (:func:`fmacro.optimize.fixed_point`); ``"per_class"``
+    method : {"tune", "fixed_point", "per_class", "cyclic", "domain", "global_threshold"}
+        Threshold search (see :data:`METHODS`): ``"tune"`` (default) chooses
+        F-macro thresholds for new data (:func:`fmacro.optimize.tune`: the certified
+        optimum of the smoothed class points, with pseudo-count ``prior``);
+        ``"fixed_point"`` the certified *in-sample* F-macro optimum of the
+        out-of-fold scores (:func:`fmacro.optimize.fixed_point`; it overfits rare
+        classes, see docs/f-macro.md); ``"per_class"``
         each class's own F_beta optimum (maximizes macro-F, not F-macro);
         ``"cyclic"`` coordinate ascent from it; ``"domain"`` the best of 64 support
         points; ``"global_threshold"`` one threshold shared by all classes.
@@ -133,6 +140,11 @@ class FMacroThresholdClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimat
     response_method : {"auto", "predict_proba", "decision_function"}
         Scores used: ``"auto"`` takes ``predict_proba`` when the estimator has it,
         else ``decision_function``.
+    prior : float or "cv"
+        Pseudo-count of :func:`optimize.tune` (``method="tune"`` only; 0 = the raw
+        out-of-fold points). The batch size ``n_eval`` is the number of tuning rows. A
+        class without out-of-fold positives gets tune's ``unseen="prior"`` rule for
+        multi-label targets and ``+inf`` for multiclass ones (one label per sample).
 
     Attributes
     ----------
@@ -141,7 +153,8 @@ class FMacroThresholdClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimat
     threshold_result_ : ThresholdResult
         The search result on the out-of-fold scores: F-macro ``f``, ``precision``,
         ``recall``, ``upper_bound``/``gap`` (the certificate of ``fixed_point`` and
-        ``domain``), ``method`` and ``diagnostics``.
+        ``domain``; ``nan`` for ``tune``, whose certificate for the smoothed objective
+        is in ``diagnostics``), ``method`` and ``diagnostics``.
     thresholds_ : ndarray of float64, shape (n_classes,)
         Read-only; one per column of ``classes_``: positive iff
         ``score >= threshold`` (``+inf`` never, ``-inf`` always).
@@ -175,20 +188,21 @@ class FMacroThresholdClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimat
     ... ).fit(X, Y)
     >>> clf.predict(X[:2]).shape, clf.thresholds_.shape
     ((2, 4), (4,))
-    >>> clf.threshold_result_.f <= clf.threshold_result_.upper_bound
-    True
+    >>> clf.threshold_result_.method
+    'tune'
     """
 
     def __init__(
         self,
         estimator: Any,
-        method: str = "fixed_point",
+        method: str = "tune",
         cv: Any = 5,
         beta: float = 1.0,
         zero_division: float = 0.0,
         random_state: Any = None,
         refit: bool = True,
         response_method: str = "auto",
+        prior: float | str = 3.0,
     ) -> None:
         self.estimator = estimator
         self.method = method
@@ -198,6 +212,7 @@ class FMacroThresholdClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimat
         self.random_state = random_state
         self.refit = refit
         self.response_method = response_method
+        self.prior = prior
 
     # ------------------------------------------------------------------ parameters
 
@@ -450,7 +465,13 @@ class FMacroThresholdClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimat
                 "y has no positive label in the samples used for tuning; F-macro "
                 "thresholds need at least one positive"
             )
-        result = search(scores, labels, beta=beta, zero_division=zd)
+        extra: dict[str, Any] = {}
+        if self.method == "tune":
+            # a class without tuning positives: predicted for every sample in multi-label
+            # targets (tune's default), never in multiclass ones, where -inf would win
+            # every argmax of the margins
+            extra = {"prior": self.prior, "unseen": "prior" if self._multilabel else "never"}
+        result = search(scores, labels, beta=beta, zero_division=zd, **extra)
         self.threshold_result_ = result
         self.n_tuning_samples_ = int(scores.shape[0])
         for attr in ("n_features_in_", "feature_names_in_"):

@@ -128,7 +128,7 @@ def test_thresholds_npz_and_ranked_lists(
     labels = np.array([[1, 0], [0, 1], [0, 1], [1, 0]])
     np.savez(tmp_path / "r.npz", scores=scores, labels=labels)
     code, out, _ = run(capsys, "thresholds", str(tmp_path / "r.npz"), "--json")
-    assert code == 0 and len(json.loads(out)["results"]) == 8
+    assert code == 0 and len(json.loads(out)["results"]) == 9  # tune, exact and the rest
     (tmp_path / "lists.txt").write_text("0 1 0 0 1\n1 0 1 1\n")
     (tmp_path / "sizes.txt").write_text("0 2\n1 2\n")
     code, out, _ = run(
@@ -187,6 +187,53 @@ def test_thresholds_zero_division_reaches_every_method(
         zero_division,
     )
     assert code == 0, err
+
+
+def test_thresholds_tune_row_and_held_out_columns(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from fmacro.optimize import fixed_point, tune
+    from fmacro.optimize.evaluation import evaluate_thresholds
+
+    rng = np.random.default_rng(0)
+    y = (rng.random((400, 6)) < 0.1).astype(np.uint8)
+    s = y + rng.normal(0.0, 0.8, y.shape)
+    np.savez(tmp_path / "tune.npz", scores=s[:200], labels=y[:200])
+    np.savez(tmp_path / "test.npz", scores=s[200:], labels=y[200:])
+    code, out, _ = run(capsys, "thresholds", str(tmp_path / "tune.npz"), "--quiet")
+    assert code == 0 and out.splitlines()[4].startswith("tune ")  # first row of the table
+    code, out, _ = run(
+        capsys,
+        "thresholds",
+        str(tmp_path / "tune.npz"),
+        "--test",
+        str(tmp_path / "test.npz"),
+        "--json",
+        "--method",
+        "tune",
+        "--method",
+        "fixed_point",
+        "--method",
+        "top_k",
+    )
+    rows = json.loads(out)["results"]
+    assert [r["method"] for r in rows] == ["tune", "fixed_point", "top_k"]
+    for r, ref in zip(
+        rows[:2], (tune(s[:200], y[:200]), fixed_point(s[:200], y[:200])), strict=True
+    ):
+        ev = evaluate_thresholds(s[200:], y[200:], ref)
+        assert r["test_f_macro"] == pytest.approx(ev.f) and r["f_macro"] == pytest.approx(ref.f)
+        assert r["test_macro_f"] == pytest.approx(ev.macro_f)
+    assert rows[0]["prior"] == 3.0 and rows[0]["smoothed_gap"] >= 0.0
+    code, out, _ = run(
+        capsys, "thresholds", str(tmp_path / "tune.npz"), "--test", str(tmp_path / "test.npz")
+    )
+    assert code == 0 and "test F-macro" in out
+    code, _, err = run(capsys, "thresholds", "--test", str(tmp_path / "tune.npz"))
+    assert code == 2 and "class columns" in err
+    with pytest.raises(SystemExit):
+        main(["thresholds", "--prior", "-1"])
+    capsys.readouterr()
 
 
 def test_bad_options_exit_2(capsys: pytest.CaptureFixture[str]) -> None:

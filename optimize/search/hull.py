@@ -140,14 +140,17 @@ def _hull_kernel(
         base = indptr[j]
         nc = indptr[j + 1] - base
         top = 0
-        last_tp = -1
+        last_r = -np.inf
         for c in range(nc):
             g = base + c
             if np.isnan(p[g]) or np.isnan(r[g]):
                 continue
-            if last_tp >= 0 and tp[g] == last_tp:
-                continue  # same recall, lower precision
-            last_tp = tp[g]
+            if r[g] <= last_r:
+                # same recall as the previous kept cut (raw points: same tp), lower
+                # precision; compared on r itself so that transformed points
+                # (optimize.smoothing, where r grows at equal tp) keep their cuts
+                continue
+            last_r = r[g]
             while top >= 2:
                 a = stack[top - 2]
                 b = stack[top - 1]

@@ -1,0 +1,300 @@
+"""Smoothed class points: the expected precision and recall of a cut on new data.
+
+For class k and cut j of its tuning ranking (j objects predicted, tp of them
+positive, m_k positives among N tuning objects, prior centre pi_k, pseudo-count
+a >= 0, evaluation batch size n):
+
+    p~ = (tp + a pi_k) / (j + a) * (1 - q) + z q,   q = (1 - j/N)^n     (j >= 1)
+    r~ = (tp + a j/N) / (m_k + a)
+
+and the empty cut keeps p = z (``zero_division``), r = 0.
+
+* ``(tp + a pi_k)/(j + a)`` and ``r~`` are the posterior means of the cut's
+  precision and recall under Beta priors of strength a centred on what a random cut
+  of that size gets (precision pi_k, recall j/N). A single top-ranked hit no longer
+  counts as precision 1.
+* ``q`` is the probability that a cut taking the share j/N of the objects predicts
+  none of n new objects; such an empty prediction has precision ``z``. So the first
+  line is the expected precision on a batch of n objects (binomial thinning). With
+  ``z = nan`` an empty prediction is left out of the average rather than scored, so
+  the factor is not applied (``p~`` is then the posterior mean alone).
+* ``a = 0`` and ``n = inf`` give back the raw points bit for bit (``q = 0``).
+
+Every method that reads :attr:`ClassPoints.precision` / :attr:`ClassPoints.recall`
+(``fixed_point``, ``domain``, ``per_class``, ``cyclic``, the hull and sweep) runs
+on :class:`SmoothedPoints` unchanged and optimizes (or certifies) the *smoothed*
+objective ``F_beta(mean p~, mean r~)``.
+
+Properties used by the hull (proved in docs/f-macro.md, tested by Hypothesis): for
+a > 0, ``r~`` is strictly increasing along a class's cuts; ``p~`` (before the
+finite-sample factor) is a convex combination of the raw precision and pi_k, so it
+lies between them.
+"""
+
+from __future__ import annotations
+
+import math
+from functools import cached_property
+from typing import Any
+
+import attrs
+import numba
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from fmacro.optimize.search.points import ClassPoints
+from fmacro.validation.counts import frozen_array
+
+__all__ = [
+    "SmoothedPoints",
+    "check_base_rates",
+    "check_n_eval",
+    "check_pseudo_count",
+    "smooth_points",
+]
+
+
+def _ro_float(arr: Any) -> NDArray[np.float64]:
+    return frozen_array(arr, np.float64)
+
+
+def check_pseudo_count(value: object, name: str = "prior") -> float:
+    """A finite pseudo-count ``a >= 0``; ``ValueError``/``TypeError`` naming ``name``."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise TypeError(f"{name} must be a number >= 0 or 'cv', got {value!r}")
+    v = float(value)
+    if not math.isfinite(v) or v < 0:
+        raise ValueError(f"{name} must be a finite number >= 0, got {value!r}")
+    return v
+
+
+def check_n_eval(value: object, n_samples: int, name: str = "n_eval") -> float:
+    """Evaluation batch size: ``None`` -> ``n_samples``, a number > 0, or ``math.inf``."""
+    if value is None:
+        return float(n_samples)
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise TypeError(f"{name} must be a positive number, math.inf or None, got {value!r}")
+    v = float(value)
+    if math.isnan(v) or v <= 0:
+        raise ValueError(f"{name} must be > 0 (or math.inf), got {value!r}")
+    return v
+
+
+def check_base_rates(value: Any, n_columns: int, name: str = "base_rates") -> NDArray[np.float64]:
+    """Per-column prior centres in [0, 1], shape ``(n_columns,)``."""
+    arr = np.asarray(value)
+    if arr.dtype == object or not (
+        np.issubdtype(arr.dtype, np.floating)
+        or np.issubdtype(arr.dtype, np.integer)
+        or arr.dtype == np.bool_
+    ):
+        raise TypeError(f"{name} must be an array of numbers, got dtype {arr.dtype}")
+    if arr.shape != (n_columns,):
+        raise ValueError(
+            f"{name} must have one entry per class column, shape ({n_columns},), got {arr.shape}"
+        )
+    out = arr.astype(np.float64)
+    if not np.isfinite(out).all() or (out < 0).any() or (out > 1).any():
+        raise ValueError(f"{name} must hold values in [0, 1]")
+    return out
+
+
+def _check_centre(value: Any, total: int, name: str) -> NDArray[np.float64]:
+    arr = np.asarray(value, dtype=np.float64)
+    if arr.shape != (total,):
+        raise ValueError(f"{name} must have one entry per cut, shape ({total},), got {arr.shape}")
+    if not np.isfinite(arr).all() or (arr < 0).any() or (arr > 1).any():
+        raise ValueError(f"{name} must hold values in [0, 1]")
+    return arr
+
+
+@attrs.frozen(eq=False)
+class SmoothedPoints(ClassPoints):
+    """Class points whose precision and recall are the smoothed values (module doc).
+
+    The counts, thresholds and classes are those of the raw points; only
+    :attr:`precision` and :attr:`recall` differ. :meth:`raw` gives the plain points.
+
+    Attributes
+    ----------
+    pseudo_count : float
+        a >= 0.
+    base_rate : ndarray of float64, shape (n_classes,)
+        Prior centre pi_k of each kept class.
+    n_eval : float
+        Evaluation batch size n (``inf``: no finite-sample factor).
+    centre_p, centre_r : ndarray of float64, shape (n_cuts_total,) or (0,)
+        Per-cut prior centres of precision and recall replacing pi_k and j/N (e.g. a
+        calibrated model's expected values, :func:`optimize.etu.model_centres`);
+        empty = the random-cut centres.
+    """
+
+    pseudo_count: float = attrs.field(converter=float, default=0.0)
+    base_rate: NDArray[np.float64] = attrs.field(converter=_ro_float, factory=lambda: np.zeros(0))
+    n_eval: float = attrs.field(converter=float, default=math.inf)
+    centre_p: NDArray[np.float64] = attrs.field(converter=_ro_float, factory=lambda: np.zeros(0))
+    centre_r: NDArray[np.float64] = attrs.field(converter=_ro_float, factory=lambda: np.zeros(0))
+
+    def raw(self) -> ClassPoints:
+        """The unsmoothed points (same arrays)."""
+        return ClassPoints(
+            self.indptr,
+            self.tp,
+            self.fp,
+            self.threshold,
+            self.support,
+            self.class_index,
+            self.n_samples,
+            self.n_columns,
+            self.zero_division,
+        )
+
+    @cached_property
+    def _smoothed(self) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        p, r = _smooth_kernel(
+            np.asarray(self.indptr),
+            np.asarray(self.tp),
+            np.asarray(self.fp),
+            np.asarray(self.support),
+            np.asarray(self.base_rate),
+            float(self.n_samples),
+            self.pseudo_count,
+            self.n_eval,
+            self.zero_division,
+            np.asarray(self.centre_p),
+            np.asarray(self.centre_r),
+        )
+        p.flags.writeable = False
+        r.flags.writeable = False
+        return p, r
+
+    @property
+    def precision(self) -> NDArray[np.float64]:
+        """Expected precision on a batch of ``n_eval`` objects; empty cut: zero_division."""
+        return self._smoothed[0]
+
+    @property
+    def recall(self) -> NDArray[np.float64]:
+        """``(tp + a j/N) / (m_k + a)``; raw rule (``zero_division``) when m_k = a = 0."""
+        return self._smoothed[1]
+
+
+@numba.njit(cache=True)
+def _smooth_kernel(
+    indptr: NDArray[np.int64],
+    tp: NDArray[np.int64],
+    fp: NDArray[np.int64],
+    positives: NDArray[np.int64],
+    base_rate: NDArray[np.float64],
+    n_obj: float,
+    a: float,
+    n_eval: float,
+    zd: float,
+    centre_p: NDArray[np.float64],
+    centre_r: NDArray[np.float64],
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """One pass over the cuts: smoothed precision and recall (module docstring)."""
+    model = centre_p.size > 0
+    total = tp.size
+    p = np.empty(total, dtype=np.float64)
+    r = np.empty(total, dtype=np.float64)
+    finite = not np.isnan(zd) and not np.isinf(n_eval)
+    for k in range(indptr.size - 1):
+        pi = base_rate[k]
+        den_r = positives[k] + a
+        for g in range(indptr[k], indptr[k + 1]):
+            j = tp[g] + fp[g]
+            if j == 0:
+                p[g] = zd
+            else:
+                c = centre_p[g] if model else pi
+                post = (tp[g] + a * c) / (j + a)
+                if finite and n_eval * j < 40.0 * n_obj:
+                    # otherwise q <= exp(-n j / N) < 5e-18: 1 - q rounds to 1
+                    q = (1.0 - j / n_obj) ** n_eval
+                    post = post * (1.0 - q) + zd * q
+                p[g] = post
+            if den_r == 0.0:
+                r[g] = zd
+            elif a == 0.0:
+                r[g] = tp[g] / den_r
+            else:
+                c = centre_r[g] if model else j / n_obj
+                r[g] = (tp[g] + a * c) / den_r
+    return p, r
+
+
+def smooth_points(
+    points: ClassPoints,
+    prior: float = 3.0,
+    *,
+    base_rates: ArrayLike | None = None,
+    n_eval: float | None = None,
+    centres: tuple[ArrayLike, ArrayLike] | None = None,
+) -> SmoothedPoints:
+    """Smoothed copy of ``points`` (see the module docstring for the formulas).
+
+    Parameters
+    ----------
+    points
+        Raw (or already smoothed: then its raw counts are used) class points.
+    prior
+        Pseudo-count a >= 0 (0 = no smoothing).
+    base_rates
+        Prior centre pi per ORIGINAL column, values in [0, 1] (e.g. the training
+        labels' rates). Default: the points' own rates m_k / N.
+    n_eval
+        Size of the batch the thresholds will be applied to: ``None`` -> N (the
+        number of tuning objects), ``math.inf`` -> no finite-sample factor.
+    centres
+        ``(centre_p, centre_r)``: per-cut prior centres of precision and recall, each
+        shape ``(n_cuts_total,)`` with values in [0, 1], replacing pi_k and j/N (e.g.
+        :func:`optimize.etu.model_centres` for calibrated scores). ``base_rates`` is
+        then unused.
+
+    Returns
+    -------
+    SmoothedPoints
+    """
+    if not isinstance(points, ClassPoints):
+        raise TypeError(f"points must be a ClassPoints, got {type(points).__name__}")
+    a = check_pseudo_count(prior)
+    n = check_n_eval(n_eval, points.n_samples)
+    if base_rates is None:
+        pi = points.support / float(points.n_samples)
+    else:
+        pi = check_base_rates(base_rates, points.n_columns)[points.class_index]
+    base = points.raw() if isinstance(points, SmoothedPoints) else points
+    cp, cr = np.zeros(0), np.zeros(0)
+    if centres is not None:
+        if len(centres) != 2:
+            raise ValueError("centres must be a pair (centre_p, centre_r)")
+        total = int(points.tp.shape[0])
+        cp, cr = (_check_centre(c, total, f"centres[{i}]") for i, c in enumerate(centres))
+    return _sharing(base, pseudo_count=a, base_rate=pi, n_eval=n, centre_p=cp, centre_r=cr)
+
+
+def _sharing(
+    base: ClassPoints,
+    *,
+    pseudo_count: float,
+    base_rate: Any,
+    n_eval: float,
+    centre_p: Any,
+    centre_r: Any,
+) -> SmoothedPoints:
+    """SmoothedPoints over ``base``'s arrays without copying them.
+
+    The attrs converters copy every array; the cut arrays of a frozen ClassPoints are
+    already private and read-only, so sharing them keeps the no-aliasing rule (nothing
+    can change them) and saves copying the whole cut table on every smoothing.
+    """
+    obj = object.__new__(SmoothedPoints)
+    for field in attrs.fields(ClassPoints):
+        object.__setattr__(obj, field.name, getattr(base, field.name))
+    object.__setattr__(obj, "pseudo_count", float(pseudo_count))
+    object.__setattr__(obj, "base_rate", _ro_float(base_rate))
+    object.__setattr__(obj, "n_eval", float(n_eval))
+    object.__setattr__(obj, "centre_p", _ro_float(centre_p))
+    object.__setattr__(obj, "centre_r", _ro_float(centre_r))
+    return obj
