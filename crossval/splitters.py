@@ -31,9 +31,14 @@ import attrs
 import numpy as np
 from numpy.typing import NDArray
 
-from fmacro.crossval._kernels import group_folds, split_by_fold, stratified_folds
+from fmacro.crossval._kernels import (
+    group_folds,
+    shuffle_in_place,
+    split_by_fold,
+    stratified_folds,
+)
 from fmacro.crossval._params import check_count, n_samples_of, resolve_seed
-from fmacro.crossval.fold import Fold
+from fmacro.crossval.fold import Fold, fold_of_private_arrays
 from fmacro.validation.checks import check_fraction, check_same_length, is_sparse
 
 __all__ = [
@@ -127,14 +132,28 @@ def _folds_from_assignment(
     """Turn a fold number per sample into ``Fold`` values, one pass per fold."""
     for f in range(sizes.shape[0]):
         train, validation = split_by_fold(fold_of, f, int(sizes[f]))
-        train.flags.writeable = False
-        validation.flags.writeable = False
-        yield Fold(train=train, validation=validation, index=f, repeat=repeat)
+        yield fold_of_private_arrays(train, validation, f, repeat)
 
 
-def _kfold_assignment(n: int, k: int, rng: np.random.Generator | None) -> NDArray[np.integer]:
+def _shuffle_keys(seed: int, count: int) -> list[np.uint64]:
+    """``count`` independent 64-bit shuffle keys derived from a splitter's seed."""
+    return list(np.random.SeedSequence(seed).generate_state(count, dtype=np.uint64))
+
+
+def _shuffled(values: NDArray[Any], key: np.uint64) -> NDArray[Any]:
+    """``values`` (a private array) permuted in place by the seeded kernel, and returned."""
+    if values.shape[0] >= 2**32:  # the kernel draws 32-bit indices
+        rng = np.random.default_rng(int(key))
+        rng.shuffle(values)
+    else:
+        shuffle_in_place(values, key)
+    return values
+
+
+def _kfold_assignment(n: int, k: int, key: np.uint64 | None) -> NDArray[np.integer]:
+    """Fold number of each sample: contiguous blocks, shuffled when a key is given."""
     labels = np.repeat(np.arange(k, dtype=_fold_dtype(k)), _fold_sizes(n, k))
-    return labels if rng is None else rng.permutation(labels)
+    return labels if key is None else _shuffled(labels, key)
 
 
 @attrs.frozen
@@ -170,7 +189,7 @@ class OneFold(_Splitter):
         if n < 2:
             raise ValueError(f"OneFold needs at least 2 samples in X, got {n}")
         n_train = min(max(math.floor(self.ratio * n + 0.5), 1), n - 1)
-        perm = np.random.default_rng(self.seed).permutation(n)
+        perm = _shuffled(np.arange(n, dtype=np.intp), _shuffle_keys(self.seed, 1)[0])
         yield Fold(train=np.sort(perm[:n_train]), validation=np.sort(perm[n_train:]))
 
 
@@ -204,8 +223,8 @@ class KFold(_Splitter):
     def _iter_folds(self, X: Any, y: Any, groups: Any) -> Iterator[Fold]:
         n = _count_and_check(X, y, groups)
         _check_k_le_n(self.k, n)
-        rng = np.random.default_rng(self.seed) if self.shuffle else None
-        return _folds_from_assignment(_kfold_assignment(n, self.k, rng), _fold_sizes(n, self.k))
+        key = _shuffle_keys(self.seed, 1)[0] if self.shuffle else None
+        return _folds_from_assignment(_kfold_assignment(n, self.k, key), _fold_sizes(n, self.k))
 
 
 @attrs.frozen
@@ -236,10 +255,9 @@ class RepeatedKFold(_Splitter):
     def _iter_folds(self, X: Any, y: Any, groups: Any) -> Iterator[Fold]:
         n = _count_and_check(X, y, groups)
         _check_k_le_n(self.k, n)
-        rng = np.random.default_rng(self.seed)
         sizes = _fold_sizes(n, self.k)
-        for r in range(self.repeats):
-            yield from _folds_from_assignment(_kfold_assignment(n, self.k, rng), sizes, r)
+        for r, key in enumerate(_shuffle_keys(self.seed, self.repeats)):
+            yield from _folds_from_assignment(_kfold_assignment(n, self.k, key), sizes, r)
 
 
 @attrs.frozen
@@ -339,7 +357,7 @@ class StratifiedKFold(_Splitter):
                 StratificationWarning,
                 stacklevel=3,
             )
-        order = np.random.default_rng(self.seed).permutation(n)
+        order = _shuffled(np.arange(n, dtype=np.int64), _shuffle_keys(self.seed, 1)[0])
         fold_of = np.empty(n, dtype=_fold_dtype(self.k))
         stratified_folds(codes, int(classes.shape[0]), order, self.k, fold_of)
         return _folds_from_assignment(fold_of, _fold_sizes(n, self.k))
