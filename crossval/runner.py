@@ -22,18 +22,20 @@ import attrs
 import numpy as np
 from numpy.typing import NDArray
 
-from fmacro.crossval.fold import Fold
+from fmacro.crossval.fold import Fold, take_rows
 from fmacro.validation import BinFValidation, MultiFValidation, MultiLabelFValidation, Validation
 from fmacro.validation._values import value_key
 from fmacro.validation.checks import check_same_length, is_sparse
 from fmacro.validation.progress import Progress
+from fmacro.validation.weights import check_sample_weight
 
 __all__ = ["CrossValidation", "cross_validate", "vectorized"]
 
 ValidationKind = Literal["binary", "multiclass", "multilabel"]
 Predict = Callable[[Any], Any]
 Fit = Callable[[Any, Any], Predict]
-MakeValidation = Callable[[Any, Any], Validation]
+# (expected, predicted) -> Validation; called with sample_weight= too when weights are given
+MakeValidation = Callable[..., Validation]
 MapFunction = Callable[..., Iterable[Any]]
 V = TypeVar("V", bound=Validation)
 
@@ -46,22 +48,26 @@ V = TypeVar("V", bound=Validation)
 class _Binary:
     positive: Any
 
-    def __call__(self, expected: Any, predicted: Any) -> BinFValidation:
-        return BinFValidation.from_predictions(expected, predicted, positive=self.positive)
+    def __call__(self, expected: Any, predicted: Any, **weights: Any) -> BinFValidation:
+        return BinFValidation.from_predictions(
+            expected, predicted, positive=self.positive, **weights
+        )
 
 
 @attrs.frozen
 class _Multiclass:
     classes: tuple[Hashable, ...]
 
-    def __call__(self, expected: Any, predicted: Any) -> MultiFValidation:
-        return MultiFValidation.from_predictions(expected, predicted, classes=self.classes)
+    def __call__(self, expected: Any, predicted: Any, **weights: Any) -> MultiFValidation:
+        return MultiFValidation.from_predictions(
+            expected, predicted, classes=self.classes, **weights
+        )
 
 
 @attrs.frozen
 class _Multilabel:
-    def __call__(self, expected: Any, predicted: Any) -> MultiLabelFValidation:
-        return MultiLabelFValidation.from_predictions(expected, predicted)
+    def __call__(self, expected: Any, predicted: Any, **weights: Any) -> MultiLabelFValidation:
+        return MultiLabelFValidation.from_predictions(expected, predicted, **weights)
 
 
 def _is_label_matrix(y: Any) -> bool:
@@ -174,6 +180,7 @@ class _FoldJob:
     X: Any
     y: Any
     make_validation: MakeValidation
+    sample_weight: Any = None
 
     def __call__(self, fold: Fold) -> FoldResult:
         (X_train, y_train), (X_val, y_val) = fold.take(self.X, self.y)
@@ -184,7 +191,10 @@ class _FoldJob:
                 f"got {type(predict).__name__}"
             )
         predicted = _frozen_predictions(predict(X_val), fold.n_validation)
-        return FoldResult(self.make_validation(y_val, predicted), predicted)
+        if self.sample_weight is None:
+            return FoldResult(self.make_validation(y_val, predicted), predicted)
+        weights = take_rows(self.sample_weight, fold.validation)
+        return FoldResult(self.make_validation(y_val, predicted, sample_weight=weights), predicted)
 
 
 def _rows(X: Any) -> Iterator[Any]:
@@ -468,6 +478,7 @@ def cross_validate(
     groups: Any = None,
     map: MapFunction = builtins.map,
     progress: bool = True,
+    sample_weight: Any = None,
 ) -> CrossValidation[Any]:
     """Train and validate a model on every fold of ``splitter``.
 
@@ -506,6 +517,12 @@ def cross_validate(
         such a process aborts), or dask's ``Client.map`` followed by gathering.
     progress
         Show a progress bar of finished folds on stderr (only when it is a terminal).
+    sample_weight
+        One non-negative weight per sample: each fold's validation counts its
+        validation samples' weights (pooled counts are then weighted too). The weights
+        only score; to train with them, use them inside ``fit`` (e.g. close over them
+        and select the training rows). A callable ``validation`` is then called as
+        ``validation(expected, predicted, sample_weight=w)``.
 
     Returns
     -------
@@ -529,6 +546,7 @@ def cross_validate(
     if not callable(fit):
         raise TypeError(f"fit must be callable, got {type(fit).__name__}")
     n = check_same_length(X=X, y=y)
+    weights = check_sample_weight(sample_weight, n)
     _, make_validation = _make_validation(y, validation)
     folds = _folds_of(splitter, X, y, groups)
     if not folds:
@@ -537,7 +555,7 @@ def cross_validate(
     # The bar counts finished folds as map yields them (in order, also for parallel maps);
     # it is silent when stderr is not a terminal.
     with Progress(len(folds), "cross-validation", enabled=progress) as bar:
-        for result in map(_FoldJob(fit, X, y, make_validation), folds):
+        for result in map(_FoldJob(fit, X, y, make_validation, weights), folds):
             results.append(result)
             bar.advance()
     if len(results) != len(folds):

@@ -51,7 +51,10 @@ from fmacro.validation import (
         ),
         (lambda: BinFValidation.from_counts((1, 1, 1, 1)), TypeError, "Counts"),
         (lambda: Counts(-1, 0, 0, 0), ValueError, "tp"),
-        (lambda: Counts(1.5, 0, 0, 0), TypeError, "integers"),
+        (lambda: Counts("1", 0, 0, 0), TypeError, "integers"),
+        (lambda: Counts(True, 0, 0, 0), TypeError, "bool"),
+        (lambda: Counts(float("nan"), 0, 0, 0), ValueError, "finite"),
+        (lambda: Counts(-0.5, 0, 0, 0), ValueError, "non-negative"),
         (
             lambda: MultiFValidation.from_predictions([0, 1, 3], [0, 1, 1], classes=3),
             ValueError,
@@ -93,7 +96,8 @@ from fmacro.validation import (
             ValueError,
             "classes",
         ),
-        (lambda: ConfusionMatrix([[1.5, 0], [0, 1]]), TypeError, "integer"),
+        (lambda: ConfusionMatrix([["1", "0"], ["0", "1"]]), TypeError, "integers"),
+        (lambda: ConfusionMatrix([[np.inf, 0], [0, 1]]), ValueError, "finite"),
         (
             lambda: MultiLabelFValidation.from_predictions(np.zeros((3, 2)), np.zeros((2, 2))),
             ValueError,

@@ -174,7 +174,7 @@ class ClassAverages:
         }
 
     def _average_rows(self) -> list[tuple[Any, ...]]:
-        total = int(self.class_counts.support.sum())
+        total = self.class_counts.support.sum().item()  # an int, or a float when weighted
         return [
             ("micro", self.micro_precision, self.micro_recall, self.micro_f, total),
             ("macro", self.macro_precision, self.macro_recall, self.macro_f, total),

@@ -22,20 +22,30 @@ from fmacro.validation._values import value_key
 from fmacro.validation.checks import check_beta, check_same_length, check_zero_division
 from fmacro.validation.counts import Counts
 from fmacro.validation.report import format_table, same_settings
+from fmacro.validation.weights import check_sample_weight, weighted_binary_counts
 
 __all__ = ["BinFValidation"]
 
 
-def _binary_counts(expected: Any, predicted: Any, positive: Any, *, n: int | None = None) -> Counts:
+def _binary_counts(
+    expected: Any,
+    predicted: Any,
+    positive: Any,
+    *,
+    n: int | None = None,
+    sample_weight: Any = None,
+) -> Counts:
     """Count TP/FP/FN/TN; labels must take at most two values, one being ``positive``.
 
     ``n`` is the common length when the caller has already checked it (each input is
-    checked once per call); ``None`` checks it here.
+    checked once per call); ``None`` checks it here. With ``sample_weight`` the counts
+    are sums of weights (floats).
     """
     if n is None:
         n = check_same_length(expected=expected, predicted=predicted)
     if n == 0:
         raise ValueError("expected is empty; at least one label is needed")
+    weights = check_sample_weight(sample_weight, n)
     if isinstance(positive, (int, np.integer, bool, np.bool_)):
         e = fast_labels(expected, "expected")
         p = fast_labels(predicted, "predicted")
@@ -61,6 +71,10 @@ def _binary_counts(expected: Any, predicted: Any, positive: Any, *, n: int | Non
             "and one negative; expected/predicted hold more. Use MultiFValidation for "
             "multiclass data or set positive= to the positive label."
         )
+    if weights is not None:
+        e_pos = np.asarray(expected) == positive
+        p_pos = np.asarray(predicted) == positive
+        return Counts(*weighted_binary_counts(e_pos, p_pos, weights))
     return Counts(*(int(v) for v in raw))
 
 
@@ -87,6 +101,9 @@ class BinFValidation:
         Value of a 0/0 ratio: 0.0 (default), 1.0 or ``nan``.
     batched
         Call ``predict`` once on all observations instead of once per observation.
+    sample_weight
+        One non-negative weight per observation (as in scikit-learn): each observation
+        counts its weight, and the counts become floats. ``None``: every one counts 1.
 
     Examples
     --------
@@ -114,17 +131,19 @@ class BinFValidation:
         beta: float = 1.0,
         zero_division: float = 0.0,
         batched: bool = False,
+        sample_weight: Any = None,
     ) -> None:
         beta = check_beta(beta)
         zero_division = check_zero_division(zero_division)
-        if is_numba_function(predict) and not batched:
+        if is_numba_function(predict) and not batched and sample_weight is None:
             counts = _count_with_jitted(predict, expected, observations, positive)
         else:
+            # (a jitted predict with weights is called from Python, once per observation)
             n = check_same_length(expected=expected, observations=observations_array(observations))
             # collect_predictions returns exactly n predictions (or raises), so the
             # length of expected is checked once, here, against the observations.
             predicted = collect_predictions(predict, observations, n, batched=batched)
-            counts = _binary_counts(expected, predicted, positive, n=n)
+            counts = _binary_counts(expected, predicted, positive, n=n, sample_weight=sample_weight)
         self.__attrs_init__(counts, positive, beta, zero_division)
 
     @classmethod
@@ -136,9 +155,19 @@ class BinFValidation:
         positive: Any = 1,
         beta: float = 1.0,
         zero_division: float = 0.0,
+        sample_weight: Any = None,
     ) -> BinFValidation:
-        """Validation of given predictions (no ``predict`` needed)."""
-        counts = _binary_counts(expected, predicted, positive)
+        """Validation of given predictions (no ``predict`` needed).
+
+        ``sample_weight``: one non-negative weight per observation (float counts).
+
+        Examples
+        --------
+        >>> v = BinFValidation.from_predictions([1, 1, 0], [1, 0, 1], sample_weight=[2, 1, 1])
+        >>> v.counts, round(v.precision, 4), round(v.recall, 4)
+        (Counts(tp=2.0, fp=1.0, fn=1.0, tn=0.0), 0.6667, 0.6667)
+        """
+        counts = _binary_counts(expected, predicted, positive, sample_weight=sample_weight)
         return cls.from_counts(counts, positive=positive, beta=beta, zero_division=zero_division)
 
     @classmethod
@@ -281,7 +310,8 @@ class BinFValidation:
         ]
         title = (
             f"BinFValidation (positive={self.positive!r}, beta={self.beta:g}, "
-            f"zero_division={self.zero_division})"
+            f"zero_division={self.zero_division}"
+            + (", counts weighted by sample_weight)" if c.weighted else ")")
         )
         return title + "\n" + format_table(("measure", "value"), rows, digits)
 

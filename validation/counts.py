@@ -1,6 +1,9 @@
 """Counts form a monoid: ``zero()`` is the identity and ``+`` pools.
 
 Every count class is a frozen value: equal (and of equal hash) when its counts are.
+Counts are integers, or floats when they are weighted by ``sample_weight`` (each
+observation counts its weight); ``weighted`` tells which. Adding integer and weighted
+counts gives weighted counts.
 
 Pooling folds, chunks or validators is adding their counts; every measure is then a
 pure function of the pooled counts (see :mod:`validation.measures`).
@@ -8,6 +11,7 @@ pure function of the pooled counts (see :mod:`validation.measures`).
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import attrs
@@ -16,7 +20,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from fmacro.validation._values import value_key
 
-__all__ = ["ClassCounts", "ConfusionMatrix", "Counts", "frozen_array"]
+__all__ = ["ClassCounts", "ConfusionMatrix", "Count", "Counts", "frozen_array"]
 
 
 def frozen_array(values: ArrayLike, dtype: Any = None) -> NDArray[Any]:
@@ -26,15 +30,28 @@ def frozen_array(values: ArrayLike, dtype: Any = None) -> NDArray[Any]:
     return arr
 
 
-def _non_negative_int(instance: object, attribute: attrs.Attribute[int], value: int) -> None:
+Count = int | float
+"""An integer count, or a float one when observations are weighted."""
+
+
+def _non_negative(instance: object, attribute: attrs.Attribute[Any], value: Count) -> None:
     if value < 0:
         raise ValueError(f"{attribute.name} must be a non-negative count, got {value}")
 
 
-def _as_int(value: object) -> int:
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"counts must be integers, got {value!r} of type {type(value).__name__}")
-    return int(value)
+def _as_count(value: object) -> Count:
+    if isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"counts must be numbers, got the bool {value!r}")
+    if isinstance(value, (int, np.integer)):
+        return int(value)
+    if isinstance(value, (float, np.floating)):
+        if not math.isfinite(value):
+            raise ValueError(f"weighted counts must be finite, got {value!r}")
+        return float(value)
+    raise TypeError(
+        "counts must be integers (or floats, when weighted), "
+        f"got {value!r} of type {type(value).__name__}"
+    )
 
 
 @attrs.frozen
@@ -51,10 +68,10 @@ class Counts:
     True
     """
 
-    tp: int = attrs.field(converter=_as_int, validator=_non_negative_int)
-    fp: int = attrs.field(converter=_as_int, validator=_non_negative_int)
-    fn: int = attrs.field(converter=_as_int, validator=_non_negative_int)
-    tn: int = attrs.field(default=0, converter=_as_int, validator=_non_negative_int)
+    tp: Count = attrs.field(converter=_as_count, validator=_non_negative)
+    fp: Count = attrs.field(converter=_as_count, validator=_non_negative)
+    fn: Count = attrs.field(converter=_as_count, validator=_non_negative)
+    tn: Count = attrs.field(default=0, converter=_as_count, validator=_non_negative)
 
     @classmethod
     def zero(cls) -> Counts:
@@ -75,20 +92,45 @@ class Counts:
         return NotImplemented
 
     @property
-    def n_samples(self) -> int:
-        """Number of samples counted (TP + FP + FN + TN)."""
+    def n_samples(self) -> Count:
+        """Number of samples counted (TP + FP + FN + TN); their total weight if weighted."""
         return self.tp + self.fp + self.fn + self.tn
 
+    @property
+    def weighted(self) -> bool:
+        """Whether the counts are sums of sample weights (floats) rather than integers."""
+        return any(isinstance(v, float) for v in (self.tp, self.fp, self.fn, self.tn))
 
-def _frozen_int_vector(value: ArrayLike) -> NDArray[np.int64]:
+
+def _count_array(value: ArrayLike, what: str) -> NDArray[Any]:
+    """A read-only int64 (counts) or float64 (weighted counts) copy, checked."""
+    arr = np.asarray(value)
+    if arr.size == 0 or np.issubdtype(arr.dtype, np.integer):
+        if arr.size and arr.dtype.kind == "u" and arr.max() > np.iinfo(np.int64).max:
+            raise ValueError(f"{what} must fit in int64, got values up to {arr.max()}")
+        dtype: Any = np.int64
+    elif np.issubdtype(arr.dtype, np.floating):
+        if not np.isfinite(arr).all():
+            raise ValueError(f"weighted {what} must be finite")
+        dtype = np.float64
+    else:
+        raise TypeError(
+            f"{what} must be integers (or floats, when weighted), got dtype {arr.dtype}"
+        )
+    if arr.size and arr.min() < 0:
+        raise ValueError(f"{what} must be non-negative")
+    return frozen_array(arr, dtype)
+
+
+def _frozen_int_vector(value: ArrayLike) -> NDArray[Any]:
     arr = np.asarray(value)
     if arr.ndim != 1:
         raise ValueError(f"per-class counts must be 1-D, got shape {arr.shape}")
-    if arr.size and not np.issubdtype(arr.dtype, np.integer):
-        raise TypeError(f"per-class counts must be integers, got dtype {arr.dtype}")
-    if arr.size and arr.min() < 0:
-        raise ValueError("per-class counts must be non-negative")
-    return frozen_array(arr, np.int64)
+    return _count_array(arr, "per-class counts")
+
+
+def _as_count_scalar(value: Any) -> Count:
+    return float(value) if isinstance(value, (float, np.floating)) else int(value)
 
 
 @attrs.frozen
@@ -104,15 +146,24 @@ class ClassCounts:
     ([50, 22, 4], [9, 7, 8], [10, 8, 6])
     """
 
-    tp: NDArray[np.int64] = attrs.field(converter=_frozen_int_vector, eq=value_key)
-    fp: NDArray[np.int64] = attrs.field(converter=_frozen_int_vector, eq=value_key)
-    fn: NDArray[np.int64] = attrs.field(converter=_frozen_int_vector, eq=value_key)
-    tn: NDArray[np.int64] = attrs.field(converter=_frozen_int_vector, eq=value_key)
+    tp: NDArray[Any] = attrs.field(converter=_frozen_int_vector, eq=value_key)
+    fp: NDArray[Any] = attrs.field(converter=_frozen_int_vector, eq=value_key)
+    fn: NDArray[Any] = attrs.field(converter=_frozen_int_vector, eq=value_key)
+    tn: NDArray[Any] = attrs.field(converter=_frozen_int_vector, eq=value_key)
 
     def __attrs_post_init__(self) -> None:
         sizes = {self.tp.size, self.fp.size, self.fn.size, self.tn.size}
         if len(sizes) != 1:
             raise ValueError(f"tp, fp, fn and tn must have one entry per class, got sizes {sizes}")
+        if len({a.dtype for a in (self.tp, self.fp, self.fn, self.tn)}) != 1:
+            # mixing integer and weighted arrays: make all four weighted
+            for name in ("tp", "fp", "fn", "tn"):
+                object.__setattr__(self, name, frozen_array(getattr(self, name), np.float64))
+
+    @property
+    def weighted(self) -> bool:
+        """Whether the counts are sums of sample weights (floats) rather than integers."""
+        return bool(self.tp.dtype == np.float64)
 
     @classmethod
     def zero(cls, n_classes: int) -> ClassCounts:
@@ -125,18 +176,16 @@ class ClassCounts:
         return int(self.tp.size)
 
     @property
-    def support(self) -> NDArray[np.int64]:
+    def support(self) -> NDArray[Any]:
         """Per-class positives: the true members of each class (TP + FN)."""
-        return frozen_array(self.tp + self.fn, np.int64)
+        return frozen_array(self.tp + self.fn)
 
     def pooled(self) -> Counts:
         """Counts summed over classes (the input of micro averages)."""
-        return Counts(
-            int(self.tp.sum()), int(self.fp.sum()), int(self.fn.sum()), int(self.tn.sum())
-        )
+        return Counts(*(_as_count_scalar(a.sum()) for a in (self.tp, self.fp, self.fn, self.tn)))
 
     def __getitem__(self, k: int) -> Counts:
-        return Counts(int(self.tp[k]), int(self.fp[k]), int(self.fn[k]), int(self.tn[k]))
+        return Counts(*(_as_count_scalar(a[k]) for a in (self.tp, self.fp, self.fn, self.tn)))
 
     def __add__(self, other: object) -> ClassCounts:
         if not isinstance(other, ClassCounts):
@@ -148,15 +197,11 @@ class ClassCounts:
         )
 
 
-def _frozen_square(value: ArrayLike) -> NDArray[np.int64]:
+def _frozen_square(value: ArrayLike) -> NDArray[Any]:
     arr = np.asarray(value)
     if arr.ndim != 2 or arr.shape[0] != arr.shape[1]:
         raise ValueError(f"a confusion matrix must be square, got shape {arr.shape}")
-    if arr.size and not np.issubdtype(arr.dtype, np.integer):
-        raise TypeError(f"a confusion matrix must hold integer counts, got dtype {arr.dtype}")
-    if arr.size and arr.min() < 0:
-        raise ValueError("a confusion matrix must hold non-negative counts")
-    return frozen_array(arr, np.int64)
+    return _count_array(arr, "confusion matrix counts")
 
 
 @attrs.frozen
@@ -175,7 +220,7 @@ class ConfusionMatrix:
     np.int64(100)
     """
 
-    matrix: NDArray[np.int64] = attrs.field(converter=_frozen_square, eq=value_key)
+    matrix: NDArray[Any] = attrs.field(converter=_frozen_square, eq=value_key)
 
     @classmethod
     def zero(cls, n_classes: int) -> ConfusionMatrix:
@@ -186,9 +231,14 @@ class ConfusionMatrix:
         return int(self.matrix.shape[0])
 
     @property
-    def n_samples(self) -> int:
-        """Number of samples counted (the sum of the matrix)."""
-        return int(self.matrix.sum())
+    def n_samples(self) -> Count:
+        """Number of samples counted (the sum of the matrix); their total weight if weighted."""
+        return _as_count_scalar(self.matrix.sum())
+
+    @property
+    def weighted(self) -> bool:
+        """Whether the counts are sums of sample weights (floats) rather than integers."""
+        return bool(self.matrix.dtype == np.float64)
 
     def class_counts(self) -> ClassCounts:
         """One-vs-rest counts: TP = diagonal, FP = column sum - TP, FN = row sum - TP."""
@@ -196,6 +246,8 @@ class ConfusionMatrix:
         fp = self.matrix.sum(axis=0) - tp
         fn = self.matrix.sum(axis=1) - tp
         tn = self.n_samples - tp - fp - fn
+        if self.weighted:  # float sums may round a zero to -1e-16
+            tn = np.maximum(tn, 0.0)
         return ClassCounts(tp, fp, fn, tn)
 
     def __add__(self, other: object) -> ConfusionMatrix:

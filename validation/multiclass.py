@@ -29,6 +29,7 @@ from fmacro.validation.checks import (
 )
 from fmacro.validation.counts import ClassCounts, ConfusionMatrix
 from fmacro.validation.report import format_table, same_settings
+from fmacro.validation.weights import check_sample_weight, weighted_confusion
 
 __all__ = ["MultiFValidation", "resolve_classes"]
 
@@ -73,13 +74,18 @@ def _count(
     identity: bool,
     *,
     n: int | None = None,
+    sample_weight: Any = None,
 ) -> ConfusionMatrix:
-    """Confusion matrix of two label vectors; ``n`` is their length if already checked."""
+    """Confusion matrix of two label vectors; ``n`` is their length if already checked.
+
+    With ``sample_weight`` each observation adds its weight (a float matrix).
+    """
     for name, x in (("expected", expected), ("predicted", predicted)):
         if is_sparse(x):
             raise TypeError(f"{name} must be a 1-D sequence of labels, got a sparse matrix")
     if n is None:
-        check_same_length(expected=expected, predicted=predicted)
+        n = check_same_length(expected=expected, predicted=predicted)
+    weights = check_sample_weight(sample_weight, n)
     e = _codes(expected, "expected", labels, identity)
     p = _codes(predicted, "predicted", labels, identity)
     k = len(labels)
@@ -92,6 +98,8 @@ def _count(
                     f"{name} has label(s) outside the declared classes 0..{k - 1}: "
                     f"{np.unique(codes[bad])[:5].tolist()}"
                 )
+    if weights is not None:
+        return ConfusionMatrix(weighted_confusion(e, p, k, weights))
     return ConfusionMatrix(matrix)
 
 
@@ -130,7 +138,7 @@ class MultiFValidation(ClassAverages):
     predict
         ``observation -> label``; with ``batched=True`` ``observations -> labels``; a numba
         ``@njit`` function runs inside the compiled counting loop.
-    beta, zero_division, batched
+    beta, zero_division, batched, sample_weight
         As in :class:`validation.BinFValidation`.
 
     Examples
@@ -157,11 +165,12 @@ class MultiFValidation(ClassAverages):
         beta: float = 1.0,
         zero_division: float = 0.0,
         batched: bool = False,
+        sample_weight: Any = None,
     ) -> None:
         beta = check_beta(beta)
         zero_division = check_zero_division(zero_division)
         labels, identity = resolve_classes(classes)
-        if is_numba_function(predict) and not batched:
+        if is_numba_function(predict) and not batched and sample_weight is None:
             if not identity:
                 raise TypeError(
                     "a numba-jitted predict needs integer classes 0..k-1 (pass classes=k)"
@@ -172,7 +181,9 @@ class MultiFValidation(ClassAverages):
             predicted = collect_predictions(
                 predict, observations, n, batched=batched, integer_labels=identity
             )
-            confusion = _count(expected, predicted, labels, identity, n=n)
+            confusion = _count(
+                expected, predicted, labels, identity, n=n, sample_weight=sample_weight
+            )
         self.__attrs_init__(confusion, labels, beta, zero_division)
 
     @classmethod
@@ -184,11 +195,21 @@ class MultiFValidation(ClassAverages):
         *,
         beta: float = 1.0,
         zero_division: float = 0.0,
+        sample_weight: Any = None,
     ) -> MultiFValidation:
         """Validation of given predictions.
 
         ``classes=None`` takes the sorted distinct labels of ``expected`` and ``predicted``;
         pass ``classes`` to include classes that never occur or to fix the order.
+        ``sample_weight``: one non-negative weight per observation (float counts).
+
+        Examples
+        --------
+        >>> v = MultiFValidation.from_predictions([0, 1, 2], [0, 2, 2], sample_weight=[1, 3, 1])
+        >>> v.confusion.matrix.tolist()
+        [[1.0, 0.0, 0.0], [0.0, 0.0, 3.0], [0.0, 0.0, 1.0]]
+        >>> round(v.micro_f, 4), v.accuracy
+        (0.4, 0.4)
         """
         n = None
         if classes is None:
@@ -196,7 +217,7 @@ class MultiFValidation(ClassAverages):
             labels, identity = resolve_classes(_infer_classes(expected, predicted))
         else:
             labels, identity = resolve_classes(classes)
-        confusion = _count(expected, predicted, labels, identity, n=n)
+        confusion = _count(expected, predicted, labels, identity, n=n, sample_weight=sample_weight)
         return cls.from_confusion(confusion, labels, beta=beta, zero_division=zero_division)
 
     @classmethod
@@ -303,7 +324,7 @@ def class_report(
                 float(v.per_class_precision[k]),
                 float(v.per_class_recall[k]),
                 float(v.per_class_f[k]),
-                int(v.support[k]),
+                v.support[k].item(),  # an int, or a float when weighted
             )
         )
     rows.append(("", "", "", "", ""))
@@ -318,6 +339,8 @@ def class_report(
         "micro = pooled counts; macro = mean of per-class values; weighted = support-weighted;",
         f"F-macro = {f_name} of (macro precision, macro recall), fmacro's score.",
     ]
+    if v.class_counts.weighted:
+        notes.append("Counts are weighted by sample_weight (support = total weight).")
     if absent:
         notes.append(
             f"{len(absent)} class(es) marked (absent) have no true and no predicted member."

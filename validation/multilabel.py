@@ -24,6 +24,7 @@ from fmacro.validation.checks import check_beta, check_same_length, check_zero_d
 from fmacro.validation.counts import ClassCounts, frozen_array
 from fmacro.validation.multiclass import class_report
 from fmacro.validation.report import same_settings
+from fmacro.validation.weights import check_sample_weight, weighted_label_counts
 
 __all__ = ["MultiLabelFValidation", "SampleCounts"]
 
@@ -32,24 +33,41 @@ def _frozen_counts(values: Any) -> NDArray[np.int64]:
     return frozen_array(values, np.int64)
 
 
+def _optional_weights(values: Any) -> NDArray[np.float64] | None:
+    return None if values is None else frozen_array(values, np.float64)
+
+
 @attrs.frozen
 class SampleCounts:
     """Per-example counts: true positives, true labels and predicted labels of each row.
 
     They carry the example-based measures (samples-F, subset accuracy) through ``+``,
-    which concatenates rows.
+    which concatenates rows. ``weight`` holds each row's sample weight (``None``: 1 each).
     """
 
     tp: NDArray[np.int64] = attrs.field(converter=_frozen_counts, eq=value_key)
     true: NDArray[np.int64] = attrs.field(converter=_frozen_counts, eq=value_key)
     predicted: NDArray[np.int64] = attrs.field(converter=_frozen_counts, eq=value_key)
+    weight: NDArray[np.float64] | None = attrs.field(
+        default=None, converter=_optional_weights, eq=value_key
+    )
 
     def __add__(self, other: SampleCounts) -> SampleCounts:
+        if not isinstance(other, SampleCounts):
+            return NotImplemented
+        weight = None
+        if self.weight is not None or other.weight is not None:
+            weight = np.concatenate([self.row_weights(), other.row_weights()])
         return SampleCounts(
             np.concatenate([self.tp, other.tp]),
             np.concatenate([self.true, other.true]),
             np.concatenate([self.predicted, other.predicted]),
+            weight,
         )
+
+    def row_weights(self) -> NDArray[np.float64]:
+        """Each row's weight (ones when unweighted)."""
+        return np.ones(self.tp.size) if self.weight is None else self.weight
 
     @property
     def n_samples(self) -> int:
@@ -115,11 +133,16 @@ def _count_with_jitted(
 
 
 def _count(
-    expected: Any, predicted: Any, *, n: int | None = None
+    expected: Any, predicted: Any, *, n: int | None = None, sample_weight: Any = None
 ) -> tuple[ClassCounts, SampleCounts]:
-    """Counts of two indicator matrices; ``n`` is their row count if already checked."""
+    """Counts of two indicator matrices; ``n`` is their row count if already checked.
+
+    With ``sample_weight`` the per-label counts are sums of row weights (floats) and the
+    per-row counts carry the weights.
+    """
     if n is None:
-        check_same_length(expected=expected, predicted=predicted)
+        n = check_same_length(expected=expected, predicted=predicted)
+    weights = check_sample_weight(sample_weight, n)
     if is_sparse(expected) and is_sparse(predicted):
         t = _indicator_csr(expected)
         p = _indicator_csr(predicted)
@@ -134,7 +157,18 @@ def _count(
         raise ValueError(f"expected has shape {t.shape} but predicted has shape {p.shape}")
     if t.shape[0] == 0 or t.shape[1] == 0:
         raise ValueError(f"expected is empty (shape {t.shape})")
-    return _counts_from_kernel(kernel(t, p), t, p)
+    class_counts, sample_counts = _counts_from_kernel(kernel(t, p), t, p)
+    if weights is None:
+        return class_counts, sample_counts
+    tp, true, pred, total = weighted_label_counts(t, p, weights)
+    # each count summed on its own, so rounding never makes one negative
+    fp = np.maximum(pred - tp, 0.0)
+    fn = np.maximum(true - tp, 0.0)
+    tn = np.maximum(total - tp - fp - fn, 0.0)
+    return (
+        ClassCounts(tp, fp, fn, tn),
+        attrs.evolve(sample_counts, weight=weights),
+    )
 
 
 def _counts_from_kernel(
@@ -177,7 +211,7 @@ class MultiLabelFValidation(ClassAverages):
         function (returning a 1-D 0/1 array) runs inside the compiled counting loop.
     labels
         Optional names of the L labels (for the report).
-    beta, zero_division, batched
+    beta, zero_division, batched, sample_weight
         As in :class:`validation.BinFValidation`.
 
     Examples
@@ -205,10 +239,11 @@ class MultiLabelFValidation(ClassAverages):
         beta: float = 1.0,
         zero_division: float = 0.0,
         batched: bool = False,
+        sample_weight: Any = None,
     ) -> None:
         beta = check_beta(beta)
         zero_division = check_zero_division(zero_division)
-        if is_numba_function(predict) and not batched:
+        if is_numba_function(predict) and not batched and sample_weight is None:
             class_counts, sample_counts = _count_with_jitted(predict, expected, observations)
         else:
             n = check_same_length(expected=expected, observations=observations_array(observations))
@@ -224,7 +259,9 @@ class MultiLabelFValidation(ClassAverages):
                         "predict must return an indicator row (a 1-D 0/1 sequence of length "
                         f"L) for each observation; got results of shape {predicted.shape}"
                     )
-            class_counts, sample_counts = _count(expected, predicted, n=n)
+            class_counts, sample_counts = _count(
+                expected, predicted, n=n, sample_weight=sample_weight
+            )
         self.__attrs_init__(
             class_counts, sample_counts, _labels(labels, class_counts), beta, zero_division
         )
@@ -238,13 +275,24 @@ class MultiLabelFValidation(ClassAverages):
         labels: Sequence[Hashable] | None = None,
         beta: float = 1.0,
         zero_division: float = 0.0,
+        sample_weight: Any = None,
     ) -> MultiLabelFValidation:
         """Validation of given (N, L) 0/1 indicator matrices (numpy, pandas or scipy.sparse).
 
         ``expected`` holds the true labels of each row, ``predicted`` the predicted ones,
         as in the other validations' ``from_predictions(expected, predicted)``.
+        ``sample_weight``: one non-negative weight per row; label counts become sums of
+        weights and the example-based measures weighted means.
+
+        Examples
+        --------
+        >>> Y = np.array([[1, 0], [0, 1], [1, 1]])
+        >>> P = np.array([[1, 0], [1, 1], [0, 1]])
+        >>> v = MultiLabelFValidation.from_predictions(Y, P, sample_weight=[1, 2, 1])
+        >>> v.class_counts.tp.tolist(), v.class_counts.fp.tolist(), v.subset_accuracy
+        ([1.0, 3.0], [2.0, 0.0], 0.25)
         """
-        class_counts, sample_counts = _count(expected, predicted)
+        class_counts, sample_counts = _count(expected, predicted, sample_weight=sample_weight)
         obj = cls.__new__(cls)
         obj.__attrs_init__(
             class_counts,
@@ -285,21 +333,27 @@ class MultiLabelFValidation(ClassAverages):
 
     @cached_property
     def samples_f(self) -> float:
-        """Mean over examples of the per-example F_beta."""
-        return measures.mean_defined(self.per_sample_f)
+        """Mean over examples of the per-example F_beta (weighted by ``sample_weight``)."""
+        s = self.sample_counts
+        if s.weight is None:
+            return measures.mean_defined(self.per_sample_f)
+        return measures.weighted_mean_defined(self.per_sample_f, s.weight)
 
     @cached_property
     def subset_accuracy(self) -> float:
-        """Share of examples whose predicted label set equals the true one exactly."""
+        """Share (or weight share) of examples whose predicted label set is the true one."""
         s = self.sample_counts
         exact = (s.tp == s.true) & (s.tp == s.predicted)
-        return float(np.count_nonzero(exact) / s.n_samples)
+        if s.weight is None:
+            return float(np.count_nonzero(exact) / s.n_samples)
+        return float(measures.safe_divide(s.weight.sum(where=exact), s.weight.sum(), 0.0))
 
     @cached_property
     def hamming_loss(self) -> float:
-        """Share of (example, label) entries predicted wrongly."""
+        """Share (or weight share) of (example, label) entries predicted wrongly."""
         c = self.class_counts
-        return float((c.fp.sum() + c.fn.sum()) / (self.n_samples * self.n_labels))
+        wrong = c.fp.sum() + c.fn.sum()
+        return float(measures.safe_divide(wrong, wrong + c.tp.sum() + c.tn.sum(), 0.0))
 
     def __add__(self, other: object) -> MultiLabelFValidation:
         if not isinstance(other, MultiLabelFValidation):

@@ -45,8 +45,12 @@ def measure_score(
     measure: str = "f_macro",
     beta: float = 1.0,
     zero_division: float = 0.0,
+    sample_weight: Any = None,
 ) -> float:
     """One measure of the validation that fits ``y_true`` / ``y_pred``.
+
+    ``sample_weight`` (one weight per sample) weights the counts, as scikit-learn's
+    metrics do; the scorers pass it on when scikit-learn routes it to them.
 
     Examples
     --------
@@ -59,11 +63,11 @@ def measure_score(
     v: MultiFValidation | MultiLabelFValidation
     if multilabel:
         v = MultiLabelFValidation.from_predictions(
-            y_true, y_pred, beta=beta, zero_division=zero_division
+            y_true, y_pred, beta=beta, zero_division=zero_division, sample_weight=sample_weight
         )
     else:
         v = MultiFValidation.from_predictions(
-            y_true, y_pred, beta=beta, zero_division=zero_division
+            y_true, y_pred, beta=beta, zero_division=zero_division, sample_weight=sample_weight
         )
     if not hasattr(v, measure):
         raise ValueError(f"measure {measure!r} is not defined for {type(v).__name__}")
@@ -71,10 +75,22 @@ def measure_score(
 
 
 def f_macro_score(
-    y_true: Any, y_pred: Any, *, beta: float = 1.0, zero_division: float = 0.0
+    y_true: Any,
+    y_pred: Any,
+    *,
+    beta: float = 1.0,
+    zero_division: float = 0.0,
+    sample_weight: Any = None,
 ) -> float:
-    """F-macro: F_beta of macro precision and macro recall."""
-    return measure_score(y_true, y_pred, measure="f_macro", beta=beta, zero_division=zero_division)
+    """F-macro: F_beta of macro precision and macro recall (optionally sample-weighted)."""
+    return measure_score(
+        y_true,
+        y_pred,
+        measure="f_macro",
+        beta=beta,
+        zero_division=zero_division,
+        sample_weight=sample_weight,
+    )
 
 
 def measure_scorer(

@@ -7,7 +7,8 @@ class and one per average (pandas stays optional: imported on call).
 The record::
 
     kind             "binary" | "multiclass" | "multilabel"
-    beta, n_samples
+    beta, n_samples  (n_samples: the total weight when weighted)
+    weighted         true when the counts are sums of sample weights (floats)
     zero_division    0.0, 1.0, or the string "nan" (the policy)
     classes          class names (binary: the positive label)
     per_class        [{class, precision, recall, f, support, tp, fp, fn}, ...]
@@ -99,6 +100,7 @@ def _binary_record(v: BinFValidation) -> dict[str, Any]:
         "beta": v.beta,
         "zero_division": _policy(v.zero_division),
         "n_samples": c.n_samples,
+        "weighted": c.weighted,
         "classes": [str(v.positive)],
         "per_class": [row],
         # One class: every average is the positive class's own measure.
@@ -128,6 +130,7 @@ def validation_record(v: Any) -> dict[str, Any]:
             "beta": v.beta,
             "zero_division": _policy(v.zero_division),
             "n_samples": v.confusion.n_samples,
+            "weighted": v.confusion.weighted,
             "classes": names,
             "per_class": _class_rows(v, names),
             "averages": _averages(v),
@@ -141,7 +144,12 @@ def validation_record(v: Any) -> dict[str, Any]:
             "kind": "multilabel",
             "beta": v.beta,
             "zero_division": _policy(v.zero_division),
-            "n_samples": v.n_samples,
+            "n_samples": (
+                float(v.sample_counts.row_weights().sum())
+                if v.class_counts.weighted
+                else v.n_samples
+            ),
+            "weighted": v.class_counts.weighted,
             "classes": names,
             "per_class": _class_rows(v, names),
             "averages": _averages(v),
