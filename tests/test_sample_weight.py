@@ -244,3 +244,41 @@ def test_cross_validate_weights_each_fold() -> None:
         expected = metrics.f1_score(y[idx], (X[idx, 0] > 0).astype(int), sample_weight=w[idx])
         assert v.score == pytest.approx(expected)
     assert cv.pooled.counts.n_samples == pytest.approx(w.sum())
+
+
+# --------------------------------------------------------------------------- threshold search
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.tuples(st.integers(0, 6), st.integers(0, 1), weights_st), min_size=1, max_size=30)
+)
+def test_best_threshold_integer_weights_equal_repeated_objects(rows: list) -> None:
+    from fmacro.optimize import best_threshold
+
+    s = np.array([r[0] for r in rows], dtype=float)
+    y = np.array([r[1] for r in rows])
+    w = np.array([r[2] for r in rows])
+    assume(w.sum() > 0)
+    weighted = best_threshold(s, y, sample_weight=w)
+    repeated = best_threshold(np.repeat(s, w), np.repeat(y, w))
+    assert weighted.f == pytest.approx(repeated.f)
+    # the curves agree on every threshold both have (objects of weight 0 add cuts)
+    _, a, b = np.intersect1d(weighted.thresholds, repeated.thresholds, return_indices=True)
+    np.testing.assert_allclose(weighted.tp[a], repeated.tp[b])
+    np.testing.assert_allclose(weighted.fp[a], repeated.fp[b])
+    assert weighted.support == pytest.approx(repeated.support)
+
+
+def test_best_threshold_weighted_f_is_sklearns_at_that_threshold() -> None:
+    from fmacro.optimize import best_threshold
+
+    rng = np.random.default_rng(3)
+    s = rng.normal(size=200)
+    y = (s + rng.normal(size=200) > 0.5).astype(int)
+    w = rng.uniform(0.0, 4.0, size=200)
+    r = best_threshold(s, y, sample_weight=w)
+    assert r.f == pytest.approx(metrics.f1_score(y, s >= r.threshold, sample_weight=w))
+    # and no threshold does better (brute force over every distinct score)
+    best = max(metrics.f1_score(y, s >= t, sample_weight=w) for t in np.unique(s))
+    assert r.f == pytest.approx(best)

@@ -37,6 +37,7 @@ from fmacro.validation.checks import (
     check_zero_division,
 )
 from fmacro.validation.measures import f_beta_from_counts, safe_divide
+from fmacro.validation.weights import check_sample_weight
 
 __all__ = ["BinaryThreshold", "best_threshold"]
 
@@ -62,7 +63,8 @@ class BinaryThreshold:
     k
         Number of objects predicted positive at the chosen cut.
     support
-        Number of positive objects in ``labels``.
+        Number of positive objects in ``labels`` (their total weight with
+        ``sample_weight``; ``tp`` and ``fp`` are then weight sums too).
     beta, zero_division
         The settings used.
     thresholds, tp, fp, precisions, recalls, fs
@@ -76,7 +78,7 @@ class BinaryThreshold:
     recall: float
     cut: int
     k: int
-    support: int
+    support: int | float
     beta: float
     zero_division: float
     thresholds: NDArray[np.float64] = attrs.field(repr=False)
@@ -98,6 +100,7 @@ def best_threshold(
     *,
     beta: float = 1.0,
     zero_division: float = 0.0,
+    sample_weight: ArrayLike | None = None,
 ) -> BinaryThreshold:
     """The threshold maximizing F_beta of ``scores >= threshold`` against ``labels``.
 
@@ -111,6 +114,9 @@ def best_threshold(
         F_beta weight, > 0 (``beta > 1`` favours recall).
     zero_division
         Value of a 0/0 ratio: 0.0 (default), 1.0 or ``nan``.
+    sample_weight
+        One non-negative weight per object: a weighted object counts that much in the
+        true and false positives (as in scikit-learn's weighted metrics).
 
     Returns
     -------
@@ -142,22 +148,32 @@ def best_threshold(
     y = as_binary_labels(labels)
     if y.ndim != 1:
         raise ValueError(f"labels must be 1-dimensional, got shape {y.shape}")
-    check_same_length(scores=s, labels=y)
+    n = check_same_length(scores=s, labels=y)
+    weights = check_sample_weight(sample_weight, n)
 
     order = np.argsort(-s, kind="stable")
     s_sorted = s[order]
     y_sorted = y[order]
     # Last position of every tie group (scores are sorted decreasingly).
     ends = np.flatnonzero(np.append(s_sorted[1:] != s_sorted[:-1], True))
-    cum_tp = np.cumsum(y_sorted, dtype=np.int64)
-    tp = np.concatenate(([0], cum_tp[ends]))
     counts = np.concatenate(([0], ends + 1)).astype(np.int64)
-    fp = counts - tp
-    n_pos = int(cum_tp[-1])
-    fn = n_pos - tp
+    n_pos: int | float
+    if weights is None:
+        cum_tp = np.cumsum(y_sorted, dtype=np.int64)
+        tp = np.concatenate(([0], cum_tp[ends]))
+        fp = counts - tp
+        n_pos = int(cum_tp[-1])
+    else:
+        w_sorted = weights[order]
+        cum_tp_w = np.cumsum(np.where(y_sorted != 0, w_sorted, 0.0))
+        cum_fp_w = np.cumsum(np.where(y_sorted != 0, 0.0, w_sorted))
+        tp = np.concatenate(([0.0], cum_tp_w[ends]))
+        fp = np.concatenate(([0.0], cum_fp_w[ends]))
+        n_pos = float(cum_tp_w[-1])
+    fn = np.maximum(n_pos - tp, 0)  # a weighted sum may round a zero to -1e-16
     thresholds = np.concatenate(([math.inf], s_sorted[ends]))
 
-    precisions = np.asarray(safe_divide(tp, counts, zd), dtype=np.float64)
+    precisions = np.asarray(safe_divide(tp, tp + fp, zd), dtype=np.float64)
     recalls = np.asarray(safe_divide(tp, np.full_like(tp, n_pos), zd), dtype=np.float64)
     fs = np.asarray(f_beta_from_counts(tp, fp, fn, b, zd), dtype=np.float64)
     best = 0 if np.isnan(fs).all() else int(np.nanargmax(fs))
