@@ -64,7 +64,7 @@ def check_empty_classes(empty_classes: str, zd: float) -> None:
         )
 
 
-def kept_classes(support: NDArray[np.int64], empty_classes: str) -> NDArray[np.int64]:
+def kept_classes(support: NDArray[Any], empty_classes: str) -> NDArray[np.int64]:
     """Columns averaged in P and R: those with a positive, or all with ``"include"``."""
     if empty_classes == "include":
         return np.arange(support.size, dtype=np.int64)

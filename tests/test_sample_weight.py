@@ -282,3 +282,53 @@ def test_best_threshold_weighted_f_is_sklearns_at_that_threshold() -> None:
     # and no threshold does better (brute force over every distinct score)
     best = max(metrics.f1_score(y, s >= t, sample_weight=w) for t in np.unique(s))
     assert r.f == pytest.approx(best)
+
+
+@st.composite
+def weighted_rankings(draw: st.DrawFn) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    n = draw(st.integers(2, 12))
+    k = draw(st.integers(1, 4))
+    s = np.array(draw(st.lists(st.integers(0, 4), min_size=n * k, max_size=n * k)), float)
+    y = np.array(draw(st.lists(st.integers(0, 1), min_size=n * k, max_size=n * k)))
+    w = np.array(draw(st.lists(st.integers(1, 3), min_size=n, max_size=n)))
+    y = y.reshape(n, k)
+    y[0] = 1  # every class has a positive
+    return s.reshape(n, k), y, w
+
+
+@settings(max_examples=40, deadline=None)
+@given(weighted_rankings(), st.booleans())
+def test_weighted_class_points_equal_repeated_rows(data: tuple, sparse: bool) -> None:
+    from fmacro.optimize import class_points, exact, fixed_point, per_class, tune
+
+    s, y, w = data
+    args = (sp.csr_matrix(s), sp.csr_matrix(y)) if sparse else (s, y)
+    weighted = class_points(*args, sample_weight=w)
+    repeated = class_points(np.repeat(s, w, axis=0), np.repeat(y, w, axis=0))
+    assert weighted.weighted and not repeated.weighted
+    if not sparse:  # a sparse matrix leaves out zero scores, so its cuts differ
+        np.testing.assert_array_equal(weighted.indptr, repeated.indptr)
+        np.testing.assert_array_equal(weighted.tp, repeated.tp)
+        np.testing.assert_array_equal(weighted.fp, repeated.fp)
+        np.testing.assert_array_equal(weighted.threshold, repeated.threshold)
+    np.testing.assert_array_equal(weighted.support, repeated.support)
+    assert weighted.n_samples == repeated.n_samples
+    for method in (fixed_point, per_class, tune, exact):
+        a, b = method(points=weighted), method(points=repeated)
+        assert a.f == pytest.approx(b.f), method.__name__
+
+
+def test_weighted_fixed_point_scores_like_a_weighted_validation() -> None:
+    from fmacro.optimize import class_points, exact, fixed_point
+
+    rng = np.random.default_rng(7)
+    S = rng.normal(size=(80, 4))
+    Y = (S + rng.normal(size=(80, 4)) > 0.8).astype(int)
+    w = rng.uniform(0.2, 3.0, size=80)
+    points = class_points(S, Y, sample_weight=w)
+    r = fixed_point(points=points)
+    v = MultiLabelFValidation.from_predictions(Y, r.apply(S), sample_weight=w)
+    assert r.f == pytest.approx(v.f_macro)
+    assert r.f <= r.upper_bound + 1e-12
+    best = exact(points=points)
+    assert best.f >= r.f - 1e-12 and best.f == pytest.approx(best.upper_bound)

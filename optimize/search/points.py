@@ -53,6 +53,7 @@ from fmacro.optimize._inputs import (
 from fmacro.validation import measures
 from fmacro.validation.checks import check_zero_division, is_sparse
 from fmacro.validation.counts import frozen_array
+from fmacro.validation.weights import check_sample_weight
 
 __all__ = ["ClassPoints", "as_points", "class_points"]
 
@@ -63,6 +64,16 @@ def _ro_int(arr: Any) -> NDArray[np.int64]:
 
 def _ro_float(arr: Any) -> NDArray[np.float64]:
     return frozen_array(arr, np.float64)
+
+
+def _ro_count(arr: Any) -> NDArray[Any]:
+    """Read-only int64 counts, or float64 ones when they are sums of sample weights."""
+    values = np.asarray(arr)
+    return frozen_array(values, np.float64 if values.dtype.kind == "f" else np.int64)
+
+
+def _count_scalar(value: Any) -> int | float:
+    return float(value) if isinstance(value, (float, np.floating)) else int(value)
 
 
 @attrs.frozen(eq=False)
@@ -78,7 +89,8 @@ class ClassPoints:
     indptr : ndarray of int64, shape (n_classes + 1,)
         Offsets of each class's cuts.
     tp, fp : ndarray of int64, shape (n_cuts_total,)
-        Cumulative true and false positives of each cut.
+        Cumulative true and false positives of each cut (float64 sums of weights
+        when built with ``sample_weight``; so are ``support`` and ``n_samples``).
     threshold : ndarray of float64, shape (n_cuts_total,)
         Predict positive iff ``score >= threshold``; ``+inf`` for the empty cut,
         ``-inf`` for the all-objects cut of a truncated list.
@@ -95,14 +107,19 @@ class ClassPoints:
     """
 
     indptr: NDArray[np.int64] = attrs.field(converter=_ro_int)
-    tp: NDArray[np.int64] = attrs.field(converter=_ro_int)
-    fp: NDArray[np.int64] = attrs.field(converter=_ro_int)
+    tp: NDArray[Any] = attrs.field(converter=_ro_count)
+    fp: NDArray[Any] = attrs.field(converter=_ro_count)
     threshold: NDArray[np.float64] = attrs.field(converter=_ro_float)
-    support: NDArray[np.int64] = attrs.field(converter=_ro_int)
+    support: NDArray[Any] = attrs.field(converter=_ro_count)
     class_index: NDArray[np.int64] = attrs.field(converter=_ro_int)
-    n_samples: int = attrs.field(converter=int)
+    n_samples: int | float = attrs.field(converter=_count_scalar)
     n_columns: int = attrs.field(converter=int)
     zero_division: float = attrs.field(converter=float, default=0.0)
+
+    @property
+    def weighted(self) -> bool:
+        """Whether tp, fp, support and n_samples are sums of sample weights (floats)."""
+        return bool(self.tp.dtype == np.float64)
 
     @property
     def n_classes(self) -> int:
@@ -327,6 +344,7 @@ def class_points(
     *,
     zero_division: float = 0.0,
     empty_classes: str = "exclude",
+    sample_weight: Any = None,
 ) -> ClassPoints:
     """Per-class precision/recall points of every cut of every class's ranking.
 
@@ -343,6 +361,10 @@ def class_points(
     empty_classes
         ``"exclude"`` (default) drops classes without positives; ``"include"`` keeps
         them with recall ``zero_division``.
+    sample_weight
+        One non-negative weight per object (row): a weighted object counts that much
+        in tp, fp and the class sizes, which become float sums (``points.weighted``).
+        A class is kept when it has a positive object of non-zero weight.
 
     Returns
     -------
@@ -351,6 +373,9 @@ def class_points(
     zd = check_zero_division(zero_division)
     check_empty_classes(empty_classes, zd)
     n_obj, n_cls = matching_shapes(scores, labels)
+    weights = check_sample_weight(sample_weight, n_obj)
+    if weights is not None:
+        return weighted_class_points(scores, labels, weights, zd, empty_classes)
     if is_sparse(scores):
         s = _sparse_scores(scores)
         l_ptr, l_rows = _sparse_labels(labels)
@@ -380,6 +405,92 @@ def class_points(
         sorted_s = np.sort(s_arr, axis=0)
         indptr, tp, fp, thr = _dense_cuts(sorted_s, pos_ptr, pos_vals, cols)
     return ClassPoints(indptr, tp, fp, thr, sizes[cols], cols, n_obj, n_cls, zd)
+
+
+def _weighted_column_cuts(
+    values: NDArray[np.float64],
+    positive: NDArray[np.bool_],
+    weights: NDArray[np.float64],
+    support: float,
+    total: float,
+    n_obj: int,
+) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
+    """``(tp, fp, threshold)`` of every cut of one class's retrieved entries, weighted.
+
+    Cut 0 is empty (threshold +inf); a tie group is never split; when fewer than
+    ``n_obj`` objects are retrieved, a last cut at -inf takes every object.
+    """
+    order = np.argsort(-values, kind="stable")
+    v = values[order]
+    w = weights[order]
+    is_pos = positive[order]
+    ends = np.flatnonzero(np.append(v[1:] != v[:-1], True)) if v.size else np.zeros(0, int)
+    tp = np.concatenate(([0.0], np.cumsum(np.where(is_pos, w, 0.0))[ends]))
+    fp = np.concatenate(([0.0], np.cumsum(np.where(is_pos, 0.0, w))[ends]))
+    thr = np.concatenate(([math.inf], v[ends]))
+    if v.size < n_obj:
+        tp = np.append(tp, support)
+        fp = np.append(fp, max(total - support, 0.0))
+        thr = np.append(thr, -math.inf)
+    return tp, fp, thr
+
+
+def weighted_class_points(
+    scores: Any,
+    labels: Any,
+    weights: NDArray[np.float64],
+    zero_division: float,
+    empty_classes: str,
+) -> ClassPoints:
+    """:func:`class_points` with checked ``sample_weight`` (float counts), column by column.
+
+    One stable sort per class in numpy: slower than the unweighted kernels, which
+    count in integers, but the same cuts and thresholds.
+    """
+    n_obj, n_cls = matching_shapes(scores, labels)
+    total = float(weights.sum())
+    l_ptr, l_rows = _sparse_labels(labels)
+    support_all = np.array(
+        [weights[l_rows[l_ptr[k] : l_ptr[k + 1]]].sum() for k in range(n_cls)], dtype=np.float64
+    )
+    cols = kept_classes(support_all, empty_classes)
+    if is_sparse(scores):
+        csc = _sparse_scores(scores)
+        s_ptr, s_rows, s_vals = csc.indptr, csc.indices, csc.data
+    else:
+        dense = np.asarray(scores, dtype=np.float64)
+        if not np.isfinite(dense).all():
+            bad = int(dense.size - np.count_nonzero(np.isfinite(dense)))
+            raise ValueError(f"scores contains {bad} NaN or infinite value(s)")
+        every_row = np.arange(n_obj)
+    parts_tp, parts_fp, parts_thr = [], [], []
+    for k in cols.tolist():
+        positives = l_rows[l_ptr[k] : l_ptr[k + 1]]
+        if is_sparse(scores):
+            rows = np.asarray(s_rows[s_ptr[k] : s_ptr[k + 1]], dtype=np.int64)
+            values = np.asarray(s_vals[s_ptr[k] : s_ptr[k + 1]], dtype=np.float64)
+        else:
+            rows, values = every_row, dense[:, k]
+        positive = np.isin(rows, positives, assume_unique=True)
+        tp, fp, thr = _weighted_column_cuts(
+            values, positive, weights[rows], float(support_all[k]), total, n_obj
+        )
+        parts_tp.append(tp)
+        parts_fp.append(fp)
+        parts_thr.append(thr)
+    indptr = np.zeros(cols.size + 1, dtype=np.int64)
+    np.cumsum([t.size for t in parts_tp], out=indptr[1:])
+    return ClassPoints(
+        indptr,
+        np.concatenate(parts_tp),
+        np.concatenate(parts_fp),
+        np.concatenate(parts_thr),
+        support_all[cols],
+        cols,
+        total,
+        n_cls,
+        zero_division,
+    )
 
 
 def as_points(

@@ -68,7 +68,7 @@ def check_pseudo_count(value: object, name: str = "prior") -> float:
     return v
 
 
-def check_n_eval(value: object, n_samples: int, name: str = "n_eval") -> float:
+def check_n_eval(value: object, n_samples: float, name: str = "n_eval") -> float:
     """Evaluation batch size: ``None`` -> ``n_samples``, a number > 0, or ``math.inf``."""
     if value is None:
         return float(n_samples)
