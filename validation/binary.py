@@ -72,9 +72,11 @@ def _binary_counts(
             "multiclass data or set positive= to the positive label."
         )
     if weights is not None:
-        e_pos = np.asarray(expected) == positive
-        p_pos = np.asarray(predicted) == positive
-        return Counts(*weighted_binary_counts(e_pos, p_pos, weights))
+        if isinstance(positive, (int, np.integer, bool, np.bool_)):
+            e_lab, p_lab, pos = e, p, int(positive)
+        else:
+            e_lab, p_lab, pos = e_arr, p_arr, positive
+        return Counts(*weighted_binary_counts(e_lab, p_lab, weights, pos))
     return Counts(*(int(v) for v in raw))
 
 

@@ -111,15 +111,19 @@ def _exact_f(p: Fraction, r: Fraction, b2: Fraction) -> Fraction:
     return Fraction(0) if den == 0 else (1 + b2) * p * r / den
 
 
-def _exact_point(tp: int, fp: int, m: int, zd: float) -> tuple[Fraction, Fraction] | None:
-    """(p, r) of one cut in rational arithmetic; None where undefined (``zd`` nan)."""
-    if tp + fp == 0:
+def _exact_point(tp: float, fp: float, m: float, zd: float) -> tuple[Fraction, Fraction] | None:
+    """(p, r) of one cut in rational arithmetic; None where undefined (``zd`` nan).
+
+    Counts are integers, or floats when weighted (a float converts to a Fraction exactly).
+    """
+    hits, misses, size = Fraction(tp), Fraction(fp), Fraction(m)
+    if hits + misses == 0:
         if math.isnan(zd):
             return None
         p = Fraction(int(zd))
     else:
-        p = Fraction(tp, tp + fp)
-    r = Fraction(int(zd)) if m == 0 else Fraction(tp, m)
+        p = hits / (hits + misses)
+    r = Fraction(int(zd)) if size == 0 else hits / size
     return p, r
 
 
