@@ -141,9 +141,9 @@ def main(argv: list[str] | None = None) -> int:
         "# sample_weight: what weighting costs\n\n"
         "Written by `benchmarks/bench_weights.py` (medians, one interleaved run; weights "
         "uniform on [0, 2); fmacro's weighted F checked equal to scikit-learn's). Weighted "
-        "counts take a vectorized numpy path (boolean masks and weighted sums, a weighted "
-        "`bincount` for the confusion matrix, blocked matrix-vector products for multi-label), "
-        "so the unweighted kernels are unchanged.\n\n" + table + "\n\n" + facts + "\n"
+        "counts take their own path (numba kernels for binary and dense multi-label counts, a "
+        "weighted `bincount` for the confusion matrix, sparse products for CSR), so the "
+        "unweighted kernels are unchanged.\n\n" + table + "\n\n" + facts + "\n"
     )
     print(text)
     if not args.quick:
