@@ -12,6 +12,7 @@ import toolz
 from numpy.typing import NDArray
 
 from fmacro.validation import _kernels, measures
+from fmacro.validation._pandas import frame_columns
 from fmacro.validation._plumbing import (
     collect_predictions,
     is_numba_function,
@@ -21,7 +22,7 @@ from fmacro.validation._plumbing import (
 from fmacro.validation._values import value_key
 from fmacro.validation.averages import ClassAverages
 from fmacro.validation.checks import check_beta, check_same_length, check_zero_division, is_sparse
-from fmacro.validation.counts import ClassCounts, frozen_array
+from fmacro.validation.counts import ClassCounts, frozen_array, sum_start
 from fmacro.validation.multiclass import class_report
 from fmacro.validation.report import same_settings
 
@@ -44,12 +45,17 @@ class SampleCounts:
     true: NDArray[np.int64] = attrs.field(converter=_frozen_counts, eq=value_key)
     predicted: NDArray[np.int64] = attrs.field(converter=_frozen_counts, eq=value_key)
 
-    def __add__(self, other: SampleCounts) -> SampleCounts:
+    def __add__(self, other: object) -> SampleCounts:
+        if not isinstance(other, SampleCounts):
+            return NotImplemented
         return SampleCounts(
             np.concatenate([self.tp, other.tp]),
             np.concatenate([self.true, other.true]),
             np.concatenate([self.predicted, other.predicted]),
         )
+
+    def __radd__(self, other: object) -> SampleCounts:
+        return sum_start(other, self)
 
     @property
     def n_samples(self) -> int:
@@ -243,7 +249,11 @@ class MultiLabelFValidation(ClassAverages):
 
         ``expected`` holds the true labels of each row, ``predicted`` the predicted ones,
         as in the other validations' ``from_predictions(expected, predicted)``.
+        ``labels=None`` names the labels by the columns of DataFrame inputs (else
+        ``0..L-1``).
         """
+        if labels is None:
+            labels = frame_columns(expected, predicted)
         class_counts, sample_counts = _count(expected, predicted)
         obj = cls.__new__(cls)
         obj.__attrs_init__(
@@ -300,6 +310,10 @@ class MultiLabelFValidation(ClassAverages):
         """Share of (example, label) entries predicted wrongly."""
         c = self.class_counts
         return float((c.fp.sum() + c.fn.sum()) / (self.n_samples * self.n_labels))
+
+    def __radd__(self, other: object) -> MultiLabelFValidation:
+        """``0 + v`` is ``v``, so ``sum(validations)`` pools; other left operands raise."""
+        return sum_start(other, self)
 
     def __add__(self, other: object) -> MultiLabelFValidation:
         if not isinstance(other, MultiLabelFValidation):

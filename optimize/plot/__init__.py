@@ -1,4 +1,4 @@
-"""Plots of the F-macro threshold search (needs matplotlib: ``pip install "fmacro[plot]"``).
+"""Plots of the F-macro threshold search (needs matplotlib: ``pip install matplotlib``).
 
 Every function returns a :class:`matplotlib.figure.Figure` (it never calls ``plt.show``)
 and accepts either ``scores`` and ``labels`` or prebuilt ``points=`` (a
