@@ -18,9 +18,12 @@ on demand (``optimize.sklearn``) and needs scikit-learn >= 1.6.
 from __future__ import annotations
 
 import numbers
+import sys
+import time
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
+import attrs
 import numpy as np
 from numpy.typing import NDArray
 
@@ -35,13 +38,15 @@ except ImportError as exc:  # pragma: no cover - exercised only without scikit-l
 
 from fmacro.crossval import KFold
 from fmacro.optimize.baselines import cyclic, global_threshold, per_class
+from fmacro.optimize.rules import PerClassThresholds
 from fmacro.optimize.search.domain import domain
 from fmacro.optimize.search.fixed_point import fixed_point
 from fmacro.optimize.search.result import ThresholdResult
 from fmacro.optimize.tuning import tune
 from fmacro.validation.checks import check_beta, check_same_length, check_zero_division, is_sparse
+from fmacro.validation.measures import f_beta_from_counts, f_beta_from_pr, precision, recall
 
-__all__ = ["METHODS", "FMacroThresholdClassifier"]
+__all__ = ["METHODS", "OBJECTIVES", "FMacroThresholdClassifier"]
 
 #: Threshold-search methods by name; each maps (scores, labels) to a ThresholdResult.
 METHODS: Mapping[str, Callable[..., ThresholdResult]] = {
@@ -55,6 +60,9 @@ METHODS: Mapping[str, Callable[..., ThresholdResult]] = {
 
 _RESPONSE_METHODS = ("auto", "predict_proba", "decision_function")
 
+#: What the thresholds maximize on the out-of-fold scores ("auto" picks one per target).
+OBJECTIVES = ("auto", "f_macro", "macro_f", "micro_f", "f_beta")
+
 
 def _estimator_has(attr: str) -> Callable[[Any], bool]:
     """For ``available_if``: the fitted estimator (or, before fit, the template) has ``attr``."""
@@ -67,14 +75,35 @@ def _estimator_has(attr: str) -> Callable[[Any], bool]:
 
 
 class FMacroThresholdClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
-    """Classifier whose per-class thresholds maximize F-macro on out-of-fold scores.
+    """Classifier whose thresholds maximize an F-measure on out-of-fold scores.
 
     ``fit`` (1) scores every sample with a clone of ``estimator`` fitted on the other
     folds of ``cv`` (as :func:`sklearn.model_selection.cross_val_predict`), (2) finds
-    one threshold per class column maximizing F-macro = F_beta(macro P, macro R) of
-    ``score >= threshold`` on those out-of-fold scores with ``method``, and (3) refits
-    ``estimator`` on all the data. ``predict`` thresholds the refitted estimator's
-    scores.
+    the thresholds of ``score >= threshold`` maximizing ``objective`` on those
+    out-of-fold scores with ``method``, and (3) refits ``estimator`` on all the data.
+    ``predict`` thresholds the refitted estimator's scores.
+
+    Objectives
+    ----------
+    ``objective="auto"`` (default) picks what users of each target type expect:
+
+    ========================  ==============  ==============================================
+    target                    ``"auto"`` is   maximized on the out-of-fold scores
+    ========================  ==============  ==============================================
+    binary                    ``"f_beta"``    F_beta of the positive class ``pos_label``
+                                              (one threshold; as scikit-learn's
+                                              ``TunedThresholdClassifierCV(scoring="f1")``)
+    multiclass, multi-label   ``"f_macro"``   F-macro = F_beta(macro P, macro R), one
+                                              threshold per class
+    ========================  ==============  ==============================================
+
+    The others can be asked for explicitly: ``"f_macro"`` on a binary target (both
+    one-vs-rest columns, i.e. the negative class counts as much as the positive one);
+    ``"macro_f"``, the mean of per-class F_beta (each class at its own optimum; with
+    ``method`` ``"tune"`` or ``"per_class"``); ``"micro_f"`` (multi-label only), F_beta
+    of the pooled counts, with one threshold shared by all labels (searched on the
+    pooled ranking of every (sample, label) score). F-macro is not macro-F: see
+    docs/glossary.md.
 
     Targets
     -------
@@ -85,7 +114,11 @@ class FMacroThresholdClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimat
         predicted). ``classes_`` is ``arange(n_labels)``. The estimator must
         support multi-label targets (e.g. ``OneVsRestClassifier``,
         ``MultiOutputClassifier``, ``RandomForestClassifier``, ``KNeighborsClassifier``).
-    Binary and multiclass (1-D ``y`` of labels)
+    Binary with ``objective="f_beta"`` (the default for binary ``y``)
+        One threshold on the score of ``pos_label`` (``classes_[1]`` unless given):
+        ``predict`` returns ``pos_label`` iff ``score >= threshold``, else the other
+        class. ``thresholds_`` has that one threshold.
+    Binary (other objectives) and multiclass (1-D ``y`` of labels)
         The thresholds are tuned one-vs-rest: class ``k``'s decision "is it ``k``?"
         is ``score_k >= threshold_k``, which is exactly what the F-macro optimizers
         search (a binary problem has two such columns). A one-vs-rest decision may
@@ -105,8 +138,16 @@ class FMacroThresholdClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimat
         ``(n_samples, 2)`` arrays (one per label, as from random forests or
         ``MultiOutputClassifier``) or one ``(n_samples, n_labels)`` array (as from
         ``OneVsRestClassifier``).
+    objective : {"auto", "f_beta", "f_macro", "macro_f", "micro_f"}
+        What the thresholds maximize (see Objectives above); ``"auto"`` (default):
+        ``"f_beta"`` for binary targets, ``"f_macro"`` otherwise. The chosen one is
+        ``objective_``; :meth:`score` measures it.
     method : {"tune", "fixed_point", "per_class", "cyclic", "domain", "global_threshold"}
-        Threshold search (see :data:`METHODS`): ``"tune"`` (default) chooses
+        Threshold search (see :data:`METHODS`). With ``objective`` ``"f_beta"`` or
+        ``"micro_f"`` there is one ranking to cut, where ``"tune"`` is the smoothed
+        F_beta optimum and every other method the in-sample F_beta optimum; with
+        ``"macro_f"`` only ``"tune"`` (smoothed) and ``"per_class"`` apply. For
+        ``"f_macro"``: ``"tune"`` (default) chooses
         F-macro thresholds for new data (:func:`fmacro.optimize.tune`: the certified
         optimum of the smoothed class points, with pseudo-count ``prior``);
         ``"fixed_point"`` the certified *in-sample* F-macro optimum of the
@@ -145,6 +186,12 @@ class FMacroThresholdClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimat
         out-of-fold points). The batch size ``n_eval`` is the number of tuning rows. A
         class without out-of-fold positives gets tune's ``unseen="prior"`` rule for
         multi-label targets and ``+inf`` for multiclass ones (one label per sample).
+    pos_label : label or None
+        The positive class of ``objective="f_beta"`` (``None``: ``classes_[1]``, the
+        larger label, as scikit-learn); must be one of the two classes of ``y``.
+    verbose : int
+        0 (default) prints nothing; 1 prints one line per fold, the search and the
+        refit to stderr (with timings) while ``fit`` runs.
 
     Attributes
     ----------
@@ -155,9 +202,17 @@ class FMacroThresholdClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimat
         ``recall``, ``upper_bound``/``gap`` (the certificate of ``fixed_point`` and
         ``domain``; ``nan`` for ``tune``, whose certificate for the smoothed objective
         is in ``diagnostics``), ``method`` and ``diagnostics``.
-    thresholds_ : ndarray of float64, shape (n_classes,)
+    thresholds_ : ndarray of float64, shape (n_classes,) or (1,)
         Read-only; one per column of ``classes_``: positive iff
-        ``score >= threshold`` (``+inf`` never, ``-inf`` always).
+        ``score >= threshold`` (``+inf`` never, ``-inf`` always). With
+        ``objective_ == "f_beta"``, the one threshold of ``pos_label_``'s score.
+    objective_ : str
+        The objective maximized (``"auto"`` resolved).
+    pos_label_ : label or None
+        The positive class (``objective_ == "f_beta"``), else ``None``.
+    best_score_ : float
+        ``objective_`` of the tuned thresholds on the out-of-fold scores (classes
+        without an out-of-fold positive left out of the averages).
     classes_ : ndarray
         Class labels (multiclass) or ``arange(n_labels)`` (multi-label).
     n_features_in_ : int
@@ -203,6 +258,9 @@ class FMacroThresholdClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimat
         refit: bool = True,
         response_method: str = "auto",
         prior: float | str = 3.0,
+        objective: str = "auto",
+        pos_label: Any = None,
+        verbose: int = 0,
     ) -> None:
         self.estimator = estimator
         self.method = method
@@ -213,6 +271,9 @@ class FMacroThresholdClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimat
         self.refit = refit
         self.response_method = response_method
         self.prior = prior
+        self.objective = objective
+        self.pos_label = pos_label
+        self.verbose = verbose
 
     # ------------------------------------------------------------------ parameters
 
@@ -230,6 +291,14 @@ class FMacroThresholdClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimat
                 f"response_method must be one of {list(_RESPONSE_METHODS)}, "
                 f"got {self.response_method!r}"
             )
+        if not isinstance(self.objective, str) or self.objective not in OBJECTIVES:
+            raise ValueError(f"objective must be one of {list(OBJECTIVES)}, got {self.objective!r}")
+        if isinstance(self.verbose, (bool, np.bool_)) or not isinstance(
+            self.verbose, numbers.Integral
+        ):
+            raise TypeError(f"verbose must be an int >= 0, got {self.verbose!r}")
+        if self.verbose < 0:
+            raise ValueError(f"verbose must be an int >= 0, got {self.verbose!r}")
         if not isinstance(self.refit, (bool, np.bool_)):
             raise TypeError(f"refit must be a bool, got {type(self.refit).__name__}")
         if not hasattr(self.estimator, "fit"):
@@ -446,17 +515,24 @@ class FMacroThresholdClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimat
                     f"{len(splits)} splits; use refit=True or a one-split cv"
                 )
             parts, rows, est = [], [], None
-            for train, test in splits:
+            for i, (train, test) in enumerate(splits, start=1):
+                start = time.perf_counter()
                 est = clone(self.estimator).fit(
                     _safe_indexing(X, train), y_fit[train], **_subset(fit_params, train, n)
                 )
                 parts.append(self._scores(est, _safe_indexing(X, test)))
                 rows.append(test)
+                self._say(
+                    f"fold {i}/{len(splits)}: fitted on {train.size} samples, scored {test.size}",
+                    start,
+                )
             order = np.concatenate(rows)
             scores = np.ascontiguousarray(np.vstack(parts))
             labels = np.ascontiguousarray(indicator[order])
             if self.refit:
+                start = time.perf_counter()
                 self.estimator_ = clone(self.estimator).fit(X, y_fit, **fit_params)
+                self._say(f"refitted on all {n} samples", start)
             else:
                 self.estimator_ = est
 
@@ -465,21 +541,136 @@ class FMacroThresholdClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimat
                 "y has no positive label in the samples used for tuning; F-macro "
                 "thresholds need at least one positive"
             )
-        extra: dict[str, Any] = {}
-        if self.method == "tune":
-            # a class without tuning positives: predicted for every sample in multi-label
-            # targets (tune's default), never in multiclass ones, where -inf would win
-            # every argmax of the margins
-            extra = {"prior": self.prior, "unseen": "prior" if self._multilabel else "never"}
-        result = search(scores, labels, beta=beta, zero_division=zd, **extra)
+        objective, pos = self._resolve_objective()
+        start = time.perf_counter()
+        result = self._search(search, objective, pos, scores, labels, beta, zd)
+        self.objective_ = objective
+        self.pos_label_ = None if pos is None else self.classes_[pos]
+        self._pos = pos
         self.threshold_result_ = result
+        self.best_score_ = _objective_value(
+            labels, self._indicator(scores), objective, pos, beta, zd
+        )
         self.n_tuning_samples_ = int(scores.shape[0])
+        self._say(
+            f"{self.method} thresholds for {objective} on {scores.shape[0]} out-of-fold "
+            f"rows: {objective} = {self.best_score_:.4f}",
+            start,
+        )
         for attr in ("n_features_in_", "feature_names_in_"):
             if hasattr(self.estimator_, attr):
                 setattr(self, attr, getattr(self.estimator_, attr))
             elif attr in self.__dict__:  # left from an earlier fit
                 delattr(self, attr)
         return self
+
+    def _say(self, message: str, start: float) -> None:
+        if self.verbose:
+            elapsed = time.perf_counter() - start
+            print(
+                f"[{type(self).__name__}] {message} ({elapsed:.2f} s)", file=sys.stderr, flush=True
+            )
+
+    def _resolve_objective(self) -> tuple[str, int | None]:
+        """(objective, column of the positive class for "f_beta" else None)."""
+        binary = not self._multilabel and self.classes_.shape[0] == 2
+        objective = self.objective
+        if objective == "auto":
+            objective = "f_beta" if binary else "f_macro"
+        target = (
+            "a multi-label target"
+            if self._multilabel
+            else f"a target with {self.classes_.shape[0]} classes"
+        )
+        if objective == "f_beta" and not binary:
+            raise ValueError(
+                "objective='f_beta' tunes the positive class of a binary target, but y is "
+                f"{target}; use 'f_macro', 'macro_f' or 'micro_f'"
+            )
+        if objective == "micro_f" and not self._multilabel:
+            raise ValueError(
+                f"objective='micro_f' needs a multi-label target, but y is {target} (with "
+                "one label per sample, micro-F of the predicted labels is their accuracy); "
+                "use 'f_beta' (binary), 'f_macro' or 'macro_f'"
+            )
+        if objective == "macro_f" and self.method not in ("tune", "per_class"):
+            raise ValueError(
+                "objective='macro_f' is maximized by each class's own F_beta optimum: "
+                f"method must be 'tune' or 'per_class', got {self.method!r}"
+            )
+        if objective != "f_beta":
+            if self.pos_label is not None:
+                raise ValueError(
+                    f"pos_label is used with objective='f_beta' only, got pos_label="
+                    f"{self.pos_label!r} with objective={objective!r}"
+                )
+            return objective, None
+        if self.pos_label is None:
+            return objective, 1
+        hit = np.flatnonzero(self.classes_ == self.pos_label)
+        if hit.size != 1:
+            raise ValueError(
+                f"pos_label must be one of the classes of y {self.classes_.tolist()}, got "
+                f"{self.pos_label!r}"
+            )
+        return objective, int(hit[0])
+
+    def _search(
+        self,
+        search: Callable[..., ThresholdResult],
+        objective: str,
+        pos: int | None,
+        scores: NDArray[np.float64],
+        labels: NDArray[np.bool_],
+        beta: float,
+        zd: float,
+    ) -> ThresholdResult:
+        extra: dict[str, Any] = {}
+        if self.method == "tune":
+            # a class without tuning positives: predicted for every sample in multi-label
+            # targets (tune's default), never in single-label ones, where -inf would win
+            # every argmax of the margins
+            extra = {"prior": self.prior, "unseen": "prior" if self._multilabel else "never"}
+        if objective == "f_macro":
+            return search(scores, labels, beta=beta, zero_division=zd, **extra)
+        if objective == "macro_f":
+            if self.method == "tune":
+                return tune(
+                    scores, labels, beta=beta, zero_division=zd, method="per_class", **extra
+                )
+            return per_class(scores, labels, beta=beta, zero_division=zd)
+        if objective == "f_beta":
+            assert pos is not None
+            if not labels[:, pos].any():
+                raise ValueError(
+                    f"the positive class {self.classes_[pos]!r} has no sample among the "
+                    "out-of-fold rows used for tuning"
+                )
+            # F-macro of one class is that class's F_beta: any method cuts its ranking
+            return search(scores[:, [pos]], labels[:, [pos]], beta=beta, zero_division=zd, **extra)
+        # micro_f: one threshold for all labels, the best cut of the pooled ranking
+        pooled = search(
+            scores.reshape(-1, 1), labels.reshape(-1, 1), beta=beta, zero_division=zd, **extra
+        )
+        shared = np.full(scores.shape[1], pooled.thresholds[0])
+        return attrs.evolve(
+            pooled,
+            thresholds=shared,
+            rule=PerClassThresholds(shared),
+            diagnostics={**pooled.diagnostics, "objective": "micro_f", "pooled_rows": labels.size},
+        )
+
+    def _indicator(self, scores: NDArray[np.float64]) -> NDArray[np.bool_]:
+        """One-vs-rest decisions of scores by the tuned thresholds, columns as ``classes_``."""
+        if self.objective_ != "f_beta":
+            return self.threshold_result_.apply(scores)
+        pos = self._pos
+        assert pos is not None  # set with objective_ "f_beta"
+        hit = self.threshold_result_.apply(scores[:, [pos]])[:, 0]
+        out = np.empty(scores.shape, dtype=bool)
+        out[:, pos] = hit
+        out[:, 1 - pos] = ~hit
+        return out
 
     # ------------------------------------------------------------------ predict
 
@@ -491,18 +682,24 @@ class FMacroThresholdClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimat
         tuned for (a row may hold several classes or none).
         """
         check_is_fitted(self)
-        return self.threshold_result_.apply(self._scores(self.estimator_, X))
+        return self._indicator(self._scores(self.estimator_, X))
 
     def predict(self, X: Any) -> NDArray[Any]:
         """Predicted labels.
 
         Multi-label: the indicator ``score >= threshold`` (dtype of the fitted ``y``).
-        Binary/multiclass: ``classes_[argmax_k(score_k - threshold_k)]``.
+        Binary with ``objective_ == "f_beta"``: ``pos_label_`` iff its score ``>=
+        threshold``, else the other class. Otherwise (binary/multiclass):
+        ``classes_[argmax_k(score_k - threshold_k)]``.
         """
         check_is_fitted(self)
         scores = self._scores(self.estimator_, X)
         if self._multilabel:
             return self.threshold_result_.apply(scores).astype(self._y_dtype)
+        if self.objective_ == "f_beta":
+            hit = self._indicator(scores)
+            # the positive column holds the decision; the other column is its negation
+            return np.asarray(np.where(hit[:, 1], self.classes_[1], self.classes_[0]))
         with np.errstate(invalid="ignore"):
             margin = scores - self.thresholds_[None, :]
         return np.asarray(self.classes_[np.argmax(margin, axis=1)])
@@ -526,14 +723,17 @@ class FMacroThresholdClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimat
         return self.estimator_.decision_function(X)
 
     def score(self, X: Any, y: Any, sample_weight: Any = None) -> float:
-        """F-macro of ``predict(X)`` against ``y`` (validation's definition).
+        """``objective_`` of ``predict(X)`` against ``y``: what ``GridSearchCV`` maximizes.
 
-        F_beta of macro precision and macro recall over the classes present in ``y``
-        or the predictions, with this estimator's ``beta`` and ``zero_division``;
-        equal to ``validation.sklearn.f_macro_score(y, self.predict(X))``, so it is
-        what ``GridSearchCV`` maximizes by default. ``sample_weight`` is not
-        supported (must be None).
+        With this estimator's ``beta`` and ``zero_division``: ``"f_macro"``, F_beta of
+        macro precision and macro recall over the classes present in ``y`` or the
+        predictions (``validation.sklearn.f_macro_score(y, self.predict(X))``);
+        ``"f_beta"``, F_beta of ``pos_label_``; ``"macro_f"`` and ``"micro_f"``,
+        scikit-learn's ``fbeta_score`` with ``average="macro"`` / ``"micro"``.
+        ``sample_weight`` is not supported (must be None).
         """
+        from sklearn.metrics import fbeta_score
+
         from fmacro.validation.sklearn import f_macro_score
 
         if sample_weight is not None:
@@ -546,14 +746,15 @@ class FMacroThresholdClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimat
             y_true = np.asarray(y.to_numpy() if hasattr(y, "to_numpy") else y)
         else:
             y_true = column_or_1d(y)
-        return float(
-            f_macro_score(
-                y_true,
-                pred,
-                beta=check_beta(self.beta),
-                zero_division=check_zero_division(self.zero_division),
+        beta, zd = check_beta(self.beta), check_zero_division(self.zero_division)
+        if self.objective_ == "f_macro":
+            return float(f_macro_score(y_true, pred, beta=beta, zero_division=zd))
+        if self.objective_ == "f_beta":
+            return float(
+                fbeta_score(y_true, pred, beta=beta, pos_label=self.pos_label_, zero_division=zd)
             )
-        )
+        average = "macro" if self.objective_ == "macro_f" else "micro"
+        return float(fbeta_score(y_true, pred, beta=beta, average=average, zero_division=zd))
 
     # ------------------------------------------------------------------ sklearn plumbing
 
@@ -570,6 +771,35 @@ class FMacroThresholdClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimat
             multi_label = bool(base.classifier_tags.multi_label or base.target_tags.multi_output)
         tags.classifier_tags.multi_label = multi_label
         return tags
+
+
+def _objective_value(
+    labels: NDArray[np.bool_],
+    decisions: NDArray[np.bool_],
+    objective: str,
+    pos: int | None,
+    beta: float,
+    zd: float,
+) -> float:
+    """``objective`` of one-vs-rest ``decisions`` against ``labels`` (both (N, K) bool).
+
+    Averages over classes run over the columns with a positive label (as the searches).
+    """
+    tp = np.count_nonzero(labels & decisions, axis=0)
+    fp = np.count_nonzero(~labels & decisions, axis=0)
+    fn = np.count_nonzero(labels & ~decisions, axis=0)
+    if objective == "f_beta":
+        assert pos is not None
+        return float(f_beta_from_counts(tp[pos], fp[pos], fn[pos], beta, zd))
+    if objective == "micro_f":
+        return float(f_beta_from_counts(tp.sum(), fp.sum(), fn.sum(), beta, zd))
+    kept = labels.any(axis=0)
+    tp, fp, fn = tp[kept], fp[kept], fn[kept]
+    if objective == "macro_f":
+        return float(np.mean(f_beta_from_counts(tp, fp, fn, beta, zd)))
+    p = float(np.mean(precision(tp, fp, zd)))
+    r = float(np.mean(recall(tp, fn, zd)))
+    return float(f_beta_from_pr(p, r, beta))
 
 
 def _subset(params: Mapping[str, Any], idx: NDArray[np.intp], n: int) -> dict[str, Any]:

@@ -35,6 +35,11 @@ from fmacro.optimize import (
 )
 from fmacro.optimize.plot import (
     PLOT_FILES,
+    ConfusionMatrixDisplay,
+    FoldScoresDisplay,
+    FThresholdDisplay,
+    PrecisionRecallDisplay,
+    diagnostics,
     plot_argv,
     plot_class_points,
     plot_domain,
@@ -103,7 +108,7 @@ def test_missing_matplotlib_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> 
     for name in sorted(n for n in sys.modules if n.startswith("optimize.plot.")):
         importlib.reload(sys.modules[name])
     module = importlib.reload(plot_module)
-    with pytest.raises(ImportError, match=r'pip install "fmacro\[plot\]"'):
+    with pytest.raises(ImportError, match="pip install matplotlib"):
         module.plot_domain(SCORES, LABELS)
 
 
@@ -477,6 +482,8 @@ def test_save_threshold_plots(points: Any, tmp_path: Path) -> None:
     out = tmp_path / "nested" / "plots"
     written = save_threshold_plots(points, results, out)
     assert [w.name for w in written] == list(PLOT_FILES)
+    # the figures for users first, then the captioned diagnostics
+    assert PLOT_FILES[:2] == ("pr_curves.png", "f_threshold.png")
     for path in written:
         data = path.read_bytes()
         assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 10_000
@@ -499,3 +506,155 @@ def test_save_threshold_plots_bad_input(points: Any, tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="not a directory"):
         save_threshold_plots(points, [(fp, 0.0)], file)
     assert plt.get_fignums() == []
+
+
+# --------------------------------------------------------------------------- displays
+
+# class 1 of SCORES/LABELS, cut by cut (empty cut first): thresholds +inf .9 .8 .3 .2 .1
+CLASS_1_P = [0.0, 1.0, 1 / 2, 2 / 3, 3 / 4, 3 / 5]
+CLASS_1_R = [0.0, 1 / 3, 1 / 3, 2 / 3, 1.0, 1.0]
+CLASS_1_F = [0.0, 1 / 2, 2 / 5, 2 / 3, 6 / 7, 3 / 4]
+
+
+def _brute_pr(scores: np.ndarray, labels: np.ndarray, t: float) -> tuple[float, float]:
+    pred = scores >= t
+    tp = int(np.sum(pred & (labels == 1)))
+    return (tp / pred.sum() if pred.sum() else 0.0), tp / int(labels.sum())
+
+
+def test_precision_recall_display_hand_example() -> None:
+    d = PrecisionRecallDisplay.from_scores(SCORES, LABELS, column=1)
+    np.testing.assert_allclose(d.precision, CLASS_1_P)
+    np.testing.assert_allclose(d.recall, CLASS_1_R)
+    np.testing.assert_array_equal(d.thresholds, [np.inf, 0.9, 0.8, 0.3, 0.2, 0.1])
+    assert d.chosen == 4  # the class's own F1 optimum, 6/7 at threshold 0.2
+    assert d.operating_point == pytest.approx((1.0, 3 / 4, 0.2))
+    assert (d.class_name, d.support) == ("class 1", 3)
+    # a given threshold: the cut predicting exactly score >= threshold
+    at = PrecisionRecallDisplay.from_scores(SCORES[:, 1], LABELS[:, 1], threshold=0.5)
+    assert at.chosen == 2 and at.operating_point[:2] == pytest.approx((1 / 3, 1 / 2))
+    assert PrecisionRecallDisplay.from_scores(SCORES, LABELS, 1, threshold=np.inf).chosen == 0
+    assert PrecisionRecallDisplay.from_scores(SCORES, LABELS, 1, threshold=-np.inf).chosen == 5
+    with pytest.raises(ValueError, match="column 2 is not among the searched classes"):
+        PrecisionRecallDisplay.from_scores(SCORES, LABELS, column=2)
+
+
+@settings(max_examples=20, deadline=None)
+@given(seed=st.integers(0, 10_000), n_cls=st.integers(1, 4))
+def test_displays_from_result_match_brute_force(seed: int, n_cls: int) -> None:
+    rng = np.random.default_rng(seed)
+    y = (rng.random((25, n_cls)) < 0.4).astype(np.uint8)
+    y[0] = 1  # every class has a positive
+    s = np.round(y * 0.3 + rng.random(y.shape), 2)  # ties on purpose
+    pts = class_points(s, y)
+    result = fixed_point(points=pts)
+    for k in range(n_cls):
+        pr = PrecisionRecallDisplay.from_result(result, pts, k)
+        r, p, t = pr.operating_point
+        assert t == result.thresholds[k]
+        assert (p, r) == pytest.approx(_brute_pr(s[:, k], y[:, k], t))
+        ft = FThresholdDisplay.from_result(result, pts, k)
+        assert ft.chosen_threshold == result.thresholds[k]
+        for thr, f in zip(ft.thresholds, ft.f, strict=True):
+            bp, br = _brute_pr(s[:, k], y[:, k], thr)
+            assert f == pytest.approx(_f1(bp, br) if bp + br else 0.0)
+        assert ft.thresholds.size == np.unique(s[:, k]).size  # one per tie group
+
+
+def test_f_threshold_display_hand_example() -> None:
+    d = FThresholdDisplay.from_scores(SCORES, LABELS, column=1, name="sports")
+    np.testing.assert_array_equal(d.thresholds, [0.9, 0.8, 0.3, 0.2, 0.1])
+    np.testing.assert_allclose(d.f, CLASS_1_F[1:])
+    assert (d.chosen_threshold, d.chosen_f, d.class_name) == (0.2, pytest.approx(6 / 7), "sports")
+
+
+def test_confusion_matrix_display_matches_sklearn() -> None:
+    from sklearn.metrics import confusion_matrix
+
+    from fmacro.validation import MultiFValidation
+
+    rng = np.random.default_rng(2)
+    y, p = rng.integers(0, 3, 50), rng.integers(0, 3, 50)
+    names = np.array(["ant", "bee", "cat"])
+    v = MultiFValidation.from_predictions(names[y], names[p])
+    d = ConfusionMatrixDisplay.from_validation(v)
+    np.testing.assert_array_equal(d.matrix, confusion_matrix(y, p))
+    assert d.classes == ("ant", "bee", "cat")
+    for how in ("true", "pred", "all"):
+        normed = ConfusionMatrixDisplay.from_validation(v, normalize=how).matrix
+        np.testing.assert_allclose(normed, confusion_matrix(y, p, normalize=how))
+    with pytest.raises(ValueError, match="normalize must be one of"):
+        ConfusionMatrixDisplay.from_validation(v, normalize="rows")
+    with pytest.raises(TypeError, match="validation must be a MultiFValidation"):
+        ConfusionMatrixDisplay.from_validation(object())
+
+
+def test_fold_scores_display_from_cross_validation() -> None:
+    from fmacro.crossval import KFold, cross_validate
+
+    x = np.arange(20.0)
+    y = (x >= 10).astype(int)
+
+    def fit(x_train: Any, y_train: Any) -> Any:
+        cut = x_train[y_train == 1].min()
+        return lambda x_val: (x_val >= cut).astype(int)
+
+    cv = cross_validate(fit, x, y, KFold(k=4, seed=0))
+    d = FoldScoresDisplay.from_cross_validation(cv, score_label="F1")
+    np.testing.assert_array_equal(d.fold_scores, cv.fold_scores)
+    assert d.pooled == pytest.approx(0.9474, abs=1e-4)  # 18 / 19 (as plot_fold_scores)
+    assert d.mean == pytest.approx(0.95, abs=1e-4)  # (1 + 1 + 1 + 0.8) / 4
+    assert d.std == pytest.approx(float(np.std(cv.fold_scores)))
+    with pytest.raises(TypeError, match=r"cv must be a crossval\.CrossValidation"):
+        FoldScoresDisplay.from_cross_validation([0.5, 0.6])
+
+
+def test_displays_draw_on_agg_and_return_themselves() -> None:
+    from fmacro.validation import MultiFValidation
+
+    assert matplotlib.get_backend().lower() == "agg"
+    pr = PrecisionRecallDisplay.from_scores(SCORES, LABELS, column=1)
+    drawn = pr.plot()
+    assert pr.ax_ is None and drawn.ax_ is not None and drawn.figure_ is drawn.ax_.figure
+    np.testing.assert_array_equal(drawn.precision, pr.precision)
+    ax = drawn.ax_
+    assert (ax.get_xlabel(), ax.get_ylabel()) == ("recall", "precision")
+    lines = ax.get_lines()
+    np.testing.assert_allclose(lines[0].get_xdata(), CLASS_1_R[1:])  # recall on x
+    np.testing.assert_allclose(lines[0].get_ydata(), CLASS_1_P[1:])
+    assert (lines[1].get_xdata()[0], lines[1].get_ydata()[0]) == (1.0, 0.75)
+    # a second class on the same axes, as scikit-learn's displays
+    other = PrecisionRecallDisplay.from_scores(SCORES, LABELS, column=0).plot(ax=ax)
+    assert other.ax_ is ax and len(ax.get_lines()) == 4
+    ft = FThresholdDisplay.from_scores(SCORES, LABELS, column=1).plot()
+    assert ft.ax_.get_lines()[1].get_xdata()[0] == 0.2  # the chosen threshold's line
+    v = MultiFValidation.from_predictions([0, 1, 2, 2], [0, 2, 2, 1])
+    cm = ConfusionMatrixDisplay.from_validation(v).plot()
+    assert [t.get_text() for t in cm.ax_.texts] == ["1", "0", "0", "0", "0", "1", "0", "1", "1"]
+    assert (cm.ax_.get_xlabel(), cm.ax_.get_ylabel()) == ("predicted class", "expected class")
+    folds = SimpleNamespace(fold_scores=[0.5, 0.7], pooled=SimpleNamespace(score=0.6))
+    fs = FoldScoresDisplay.from_cross_validation(folds).plot()
+    assert [p.get_height() for p in fs.ax_.patches[:2]] == [0.5, 0.7]
+
+
+def test_diagnostics_are_captioned(points: Any, tmp_path: Path) -> None:
+    assert set(diagnostics.CAPTIONS) == {"class_points", "domain", "argv", "localization"}
+    fig = diagnostics.plot_argv(points=points)
+    fig.savefig(tmp_path / "plain.png", dpi=50)
+    diagnostics.save_captioned(fig, "argv", tmp_path / "captioned.png", dpi=50)
+    plain = plt.imread(tmp_path / "plain.png")
+    captioned = plt.imread(tmp_path / "captioned.png")
+    assert captioned.shape[0] > plain.shape[0] + 20  # room for the caption underneath
+    with pytest.raises(ValueError, match="name must be one of"):
+        diagnostics.save_captioned(fig, "hulls", tmp_path / "x.png")
+
+
+def test_class_points_title_says_which_classes_and_why() -> None:
+    rng = np.random.default_rng(3)
+    y = (rng.random((60, 12)) < 0.3).astype(np.uint8)
+    s = y + rng.normal(0, 1, y.shape)
+    title = plot_class_points(s, y, max_classes=4, seed=1).axes[0].get_title()
+    assert "4 of 12 classes, drawn at random (seed 1)" in title.replace("\n", " ")
+    assert "median number of positives" in title.replace("\n", " ")
+    assert "the classes asked for" in plot_class_points(s, y, classes=[7, 2]).axes[0].get_title()
+    assert "all 2 classes" in plot_class_points(SCORES, LABELS).axes[0].get_title()

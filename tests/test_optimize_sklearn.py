@@ -14,6 +14,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.compose import ColumnTransformer
 from sklearn.datasets import make_blobs, make_multilabel_classification
 from sklearn.linear_model import LogisticRegression
+from sklearn.metrics import f1_score
 from sklearn.model_selection import GridSearchCV, cross_val_predict, cross_val_score
 from sklearn.multiclass import OneVsRestClassifier
 from sklearn.neighbors import KNeighborsClassifier
@@ -301,9 +302,14 @@ def test_binary_decision_function_only_estimator() -> None:
     assert not hasattr(clf, "predict_proba")
     d = clf.decision_function(X)
     assert d.shape == (120,)
+    # default for a binary target: F1 of classes_[1], one threshold on its score d
+    assert clf.objective_ == "f_beta" and clf.thresholds_.shape == (1,)
+    np.testing.assert_array_equal(clf.predict(X), np.where(d >= clf.thresholds_[0], 1, 0))
+    fm = FMacroThresholdClassifier(LinearSVC(), cv=3, random_state=0, objective="f_macro")
+    fm.fit(X, y)
     # two one-vs-rest columns (-d, d); predict = argmax of margins
-    margin = np.column_stack([-d, d]) - clf.thresholds_
-    np.testing.assert_array_equal(clf.predict(X), clf.classes_[np.argmax(margin, axis=1)])
+    margin = np.column_stack([-d, d]) - fm.thresholds_
+    np.testing.assert_array_equal(fm.predict(X), fm.classes_[np.argmax(margin, axis=1)])
 
 
 def test_class_missing_from_a_training_fold_is_scored_below_all() -> None:
@@ -478,6 +484,12 @@ def test_caller_arrays_unchanged_and_read_only_inputs_work() -> None:
         ({"cv": "folds"}, ValueError, "cv must be an integer >= 2, a splitter"),
         ({"refit": "yes"}, TypeError, "refit must be a bool"),
         ({"response_method": "predict"}, ValueError, "response_method must be one of"),
+        ({"objective": "f1"}, ValueError, r"objective must be one of \['auto', 'f_macro'"),
+        ({"objective": "f_beta"}, ValueError, "f_beta' tunes the positive class of a binary"),
+        ({"objective": "macro_f", "method": "fixed_point"}, ValueError, "'tune' or 'per_class'"),
+        ({"pos_label": 1}, ValueError, "pos_label is used with objective='f_beta' only"),
+        ({"verbose": True}, TypeError, "verbose must be an int >= 0"),
+        ({"verbose": -1}, ValueError, "verbose must be an int >= 0"),
     ],
 )
 def test_bad_parameters_raise_clearly(kwargs: dict, err: type, match: str) -> None:
@@ -522,3 +534,137 @@ def test_bad_targets_raise_clearly() -> None:
         FMacroThresholdClassifier(knn).fit(X, Y, sample_weight=np.ones(30))
     with pytest.raises(ValueError, match="inconsistent numbers of samples"):
         FMacroThresholdClassifier(knn).fit(X, Y[:20])
+
+
+# --------------------------------------------------------------------------- objectives
+
+
+def _binary_scores(n: int = 90, seed: int = 3) -> tuple[np.ndarray, np.ndarray]:
+    """Two score columns (the identity model's OOF scores) and labels 0/1."""
+    rng = np.random.default_rng(seed)
+    y = (rng.random(n) < 0.3).astype(np.int64)
+    s = np.clip(0.35 * y + rng.normal(0.35, 0.2, n), 0.0, 1.0)
+    return np.column_stack([1.0 - s, s]), y
+
+
+@pytest.mark.parametrize("method", ["tune", "fixed_point"])
+def test_binary_default_is_f_beta_of_the_positive_class(method: str) -> None:
+    X, y = _binary_scores()
+    clf = FMacroThresholdClassifier(_ScoresAreFeatures(), method=method, cv=3).fit(X, y)
+    assert (clf.objective_, clf.pos_label_) == ("f_beta", 1)
+    ref = METHODS[method](X[:, [1]], y[:, None])
+    np.testing.assert_array_equal(clf.thresholds_, ref.thresholds)
+    pred = clf.predict(X)
+    np.testing.assert_array_equal(pred, (X[:, 1] >= ref.thresholds[0]).astype(np.int64))
+    np.testing.assert_array_equal(clf.predict_indicator(X), np.column_stack([pred == 0, pred == 1]))
+    # best_score_ and score are F1 of class 1 (scikit-learn's f1_score)
+    assert clf.best_score_ == pytest.approx(f1_score(y, pred))
+    assert clf.score(X, y) == pytest.approx(f1_score(y, pred))
+    if method == "fixed_point":  # the in-sample optimum: brute force over every cut
+        brute = max(f1_score(y, X[:, 1] >= t) for t in np.unique(X[:, 1]))
+        assert clf.best_score_ == pytest.approx(brute)
+
+
+def test_pos_label_picks_the_column_and_the_label() -> None:
+    X, y = _binary_scores()
+    names = np.array(["neg", "pos"])[y]
+    # pos_label "neg": the first column of classes_ is the positive class
+    clf = FMacroThresholdClassifier(_ScoresAreFeatures(), pos_label="neg", cv=3).fit(X, names)
+    ref = tune(X[:, [0]], (y == 0)[:, None], unseen="never")
+    np.testing.assert_array_equal(clf.thresholds_, ref.thresholds)
+    expected = np.where(X[:, 0] >= ref.thresholds[0], "neg", "pos")
+    np.testing.assert_array_equal(clf.predict(X), expected)
+    assert clf.score(X, names) == pytest.approx(f1_score(names, expected, pos_label="neg"))
+    with pytest.raises(ValueError, match=r"pos_label must be one of the classes of y \['neg'"):
+        FMacroThresholdClassifier(_ScoresAreFeatures(), pos_label=1, cv=3).fit(X, names)
+
+
+def test_binary_f1_matches_sklearn_tuned_threshold_classifier() -> None:
+    # the same data, model and folds for both: scikit-learn's TunedThresholdClassifierCV
+    # (scoring="f1") and fmacro's binary default (tune's smoothed F1 of class 1)
+    from sklearn.datasets import make_classification
+    from sklearn.model_selection import (
+        StratifiedKFold,
+        TunedThresholdClassifierCV,
+        train_test_split,
+    )
+
+    X, y = make_classification(
+        n_samples=3000,
+        n_features=20,
+        n_informative=5,
+        weights=[0.9],
+        flip_y=0.05,
+        class_sep=0.8,
+        random_state=0,
+    )
+    Xtr, Xte, ytr, yte = train_test_split(X, y, test_size=0.5, random_state=0, stratify=y)
+    folds = StratifiedKFold(5)
+    sk = TunedThresholdClassifierCV(LogisticRegression(), scoring="f1", cv=folds).fit(Xtr, ytr)
+    ours = FMacroThresholdClassifier(LogisticRegression(), cv=folds).fit(Xtr, ytr)
+    old = FMacroThresholdClassifier(LogisticRegression(), cv=folds, objective="f_macro")
+    old.fit(Xtr, ytr)
+    f_sk, f_ours = f1_score(yte, sk.predict(Xte)), f1_score(yte, ours.predict(Xte))
+    f_old = f1_score(yte, old.predict(Xte))
+    # measured on the 1500 test rows: sklearn 0.6340, fmacro 0.6337 (thresholds 0.372 and
+    # 0.370); objective="f_macro" (both one-vs-rest columns, argmax of margins) 0.6360 here
+    assert f_sk == pytest.approx(0.6340, abs=5e-4)
+    assert f_ours == pytest.approx(0.6337, abs=5e-4)
+    assert f_ours >= f_sk - 0.005
+    assert f_old == pytest.approx(0.6360, abs=5e-4)
+    assert ours.thresholds_[0] == pytest.approx(sk.best_threshold_, abs=0.02)
+    assert ours.score(Xte, yte) == pytest.approx(f_ours)
+
+
+def _multilabel_scores(n: int = 80, seed: int = 4) -> tuple[np.ndarray, np.ndarray]:
+    """Four score columns (the identity model's OOF scores) and a 0/1 label matrix."""
+    rng = np.random.default_rng(seed)
+    Y = (rng.random((n, 4)) < [0.5, 0.3, 0.2, 0.1]).astype(np.int64)
+    return np.clip(0.3 * Y + rng.normal(0.4, 0.2, (n, 4)), 0.0, 1.0), Y
+
+
+def test_macro_f_objective_is_each_class_at_its_optimum() -> None:
+    X, Y = _multilabel_scores()
+    for method, ref in (("tune", tune(X, Y, method="per_class")), ("per_class", per_class(X, Y))):
+        clf = FMacroThresholdClassifier(_ScoresAreFeatures(), objective="macro_f", method=method)
+        clf.fit(X, Y)
+        np.testing.assert_array_equal(clf.thresholds_, ref.thresholds)
+        pred = clf.predict(X)
+        assert clf.best_score_ == pytest.approx(f1_score(Y, pred, average="macro"))
+        assert clf.score(X, Y) == pytest.approx(f1_score(Y, pred, average="macro"))
+    # per_class is the in-sample macro-F optimum: no class gains by another cut
+    for k in range(Y.shape[1]):
+        best = max(f1_score(Y[:, k], X[:, k] >= t) for t in np.unique(X[:, k]))
+        assert f1_score(Y[:, k], pred[:, k]) == pytest.approx(best)
+
+
+def test_micro_f_objective_shares_one_threshold() -> None:
+    X, Y = _multilabel_scores()
+    clf = FMacroThresholdClassifier(_ScoresAreFeatures(), objective="micro_f", method="fixed_point")
+    clf.fit(X, Y)
+    t = clf.thresholds_
+    assert t.shape == (4,) and np.all(t == t[0])
+    pred = clf.predict(X)
+    micro = f1_score(Y, pred, average="micro")
+    assert clf.best_score_ == pytest.approx(micro)
+    assert clf.threshold_result_.f == pytest.approx(micro)
+    # brute force over every shared threshold
+    best = max(f1_score(Y, v <= X, average="micro") for v in np.unique(X))
+    assert micro == pytest.approx(best)
+    with pytest.raises(ValueError, match="micro_f' needs a multi-label target"):
+        FMacroThresholdClassifier(_ScoresAreFeatures(), objective="micro_f").fit(*_binary_scores())
+
+
+def test_verbose_reports_folds_search_and_refit(capsys: pytest.CaptureFixture[str]) -> None:
+    X, y = _binary_scores()
+    FMacroThresholdClassifier(_ScoresAreFeatures(), cv=3, verbose=1).fit(X, y)
+    lines = capsys.readouterr().err.splitlines()
+    assert len(lines) == 5
+    assert lines[0].startswith("[FMacroThresholdClassifier] fold 1/3: fitted on 60 samples")
+    assert "scored 30" in lines[0]
+    assert lines[3].startswith("[FMacroThresholdClassifier] refitted on all 90 samples")
+    assert lines[4].startswith(
+        "[FMacroThresholdClassifier] tune thresholds for f_beta on 90 out-of-fold rows: f_beta ="
+    )
+    FMacroThresholdClassifier(_ScoresAreFeatures(), cv=3).fit(X, y)
+    assert capsys.readouterr().err == ""

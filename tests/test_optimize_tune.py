@@ -9,12 +9,12 @@ from fractions import Fraction
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from fmacro.optimize.baselines import cyclic, per_class
-from fmacro.optimize.evaluation import evaluate_thresholds
+from fmacro.optimize.evaluation import evaluate_thresholds, f_macro
 from fmacro.optimize.search.brute_force import brute_force
 from fmacro.optimize.search.domain import domain
 from fmacro.optimize.search.fixed_point import fixed_point
@@ -259,14 +259,20 @@ def test_invariant_under_monotone_transform_of_a_class(seed: int, col: int, kind
 
 @settings(max_examples=30, deadline=None)
 @given(st.integers(0, 10_000), st.permutations(list(range(6))))
+@example(seed=971, perm=[1, 2, 3, 4, 5, 0])  # an exact tie broken by class order
 def test_invariant_under_permuting_classes(seed: int, perm: list[int]) -> None:
     s, y = _problem(seed, 80, 6)
     y[:, 2] = 0
     t = tune(s, y)
     tp = tune(s[:, perm], y[:, perm])
-    assert np.array_equal(tp.thresholds, t.thresholds[perm])
     assert tp.f == pytest.approx(t.f, abs=TOL)
     assert tp.diagnostics["smoothed_f"] == pytest.approx(t.diagnostics["smoothed_f"], abs=TOL)
+    if not np.array_equal(tp.thresholds, t.thresholds[perm]):
+        # Only an exact tie may be broken by class order (seed 971: two cut choices whose
+        # smoothed F agree to 1e-16); then the other order's thresholds score the same.
+        swapped = t.thresholds.copy()
+        swapped[perm] = tp.thresholds
+        assert f_macro(s, y, swapped) == pytest.approx(t.f, abs=TOL)
 
 
 def test_unseen_classes() -> None:

@@ -11,6 +11,7 @@ import numpy as np
 import toolz
 
 from fmacro.validation import _kernels, measures
+from fmacro.validation._pandas import categorical_classes
 from fmacro.validation._plumbing import (
     collect_predictions,
     fast_labels,
@@ -20,11 +21,25 @@ from fmacro.validation._plumbing import (
 )
 from fmacro.validation._values import value_key
 from fmacro.validation.checks import check_beta, check_same_length, check_zero_division
-from fmacro.validation.counts import Counts
+from fmacro.validation.counts import Counts, sum_start
 from fmacro.validation.report import format_table, same_settings
 from fmacro.validation.weights import check_sample_weight, weighted_binary_counts
 
 __all__ = ["BinFValidation"]
+
+
+def _categorical_positive(categories: list[Any], positive: Any) -> Any:
+    """The positive class among two categories (default 1 -> the second category)."""
+    if len(categories) > 2:
+        raise ValueError(
+            f"binary labels take at most two values, but the categorical has "
+            f"{len(categories)} categories {categories}; use MultiFValidation"
+        )
+    if any(positive == c for c in categories):
+        return positive
+    if isinstance(positive, int) and positive == 1 and len(categories) == 2:
+        return categories[1]
+    raise ValueError(f"positive must be one of the categories {categories}, got {positive!r}")
 
 
 def _binary_counts(
@@ -162,6 +177,9 @@ class BinFValidation:
         """Validation of given predictions (no ``predict`` needed).
 
         ``sample_weight``: one non-negative weight per observation (float counts).
+        With pandas categorical labels of two categories, the default ``positive=1``
+        (when 1 is not a category) means the second category, as scikit-learn's
+        ``pos_label`` for two classes; a ``positive`` that is not a category is refused.
 
         Examples
         --------
@@ -169,6 +187,9 @@ class BinFValidation:
         >>> v.counts, round(v.precision, 4), round(v.recall, 4)
         (Counts(tp=2.0, fp=1.0, fn=1.0, tn=0.0), 0.6667, 0.6667)
         """
+        categories = categorical_classes(expected, predicted)
+        if categories is not None:
+            positive = _categorical_positive(categories, positive)
         counts = _binary_counts(expected, predicted, positive, sample_weight=sample_weight)
         return cls.from_counts(counts, positive=positive, beta=beta, zero_division=zero_division)
 
@@ -250,6 +271,10 @@ class BinFValidation:
     def score(self) -> float:
         """The F_beta score (the default score in *Scala for Machine Learning*)."""
         return self.f_beta
+
+    def __radd__(self, other: object) -> BinFValidation:
+        """``0 + v`` is ``v``, so ``sum(validations)`` pools; other left operands raise."""
+        return sum_start(other, self)
 
     def __add__(self, other: object) -> BinFValidation:
         if not isinstance(other, BinFValidation):

@@ -12,7 +12,7 @@ pure function of the pooled counts (see :mod:`validation.measures`).
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, TypeVar
 
 import attrs
 import numpy as np
@@ -20,7 +20,25 @@ from numpy.typing import ArrayLike, NDArray
 
 from fmacro.validation._values import value_key
 
-__all__ = ["ClassCounts", "ConfusionMatrix", "Count", "Counts", "frozen_array"]
+_Summable = TypeVar("_Summable")
+
+
+def sum_start(other: object, value: _Summable) -> _Summable:
+    """``other + value`` for a left operand that is not a count: only ``0`` is allowed.
+
+    ``sum(values)`` starts from the int 0, so ``0 + value`` is ``value`` (the identity);
+    anything else on the left is a ``TypeError`` saying so, not a silent number.
+    """
+    if type(other) is int and other == 0:
+        return value
+    name = type(value).__name__
+    raise TypeError(
+        f"only the integer 0 (the start of sum()) can be added to a {name} from the left, "
+        f"got {other!r} ({type(other).__name__}); add two {name} values instead"
+    )
+
+
+__all__ = ["ClassCounts", "ConfusionMatrix", "Count", "Counts", "frozen_array", "sum_start"]
 
 
 def frozen_array(values: ArrayLike, dtype: Any = None) -> NDArray[Any]:
@@ -86,10 +104,7 @@ class Counts:
         )
 
     def __radd__(self, other: object) -> Counts:
-        # sum() starts from the int 0; treat it as the identity.
-        if isinstance(other, int) and other == 0:
-            return self
-        return NotImplemented
+        return sum_start(other, self)
 
     @property
     def n_samples(self) -> Count:
@@ -196,6 +211,9 @@ class ClassCounts:
             self.tp + other.tp, self.fp + other.fp, self.fn + other.fn, self.tn + other.tn
         )
 
+    def __radd__(self, other: object) -> ClassCounts:
+        return sum_start(other, self)
+
 
 def _frozen_square(value: ArrayLike) -> NDArray[Any]:
     arr = np.asarray(value)
@@ -258,3 +276,6 @@ class ConfusionMatrix:
                 f"cannot add confusion matrices of {self.n_classes} and {other.n_classes} classes"
             )
         return ConfusionMatrix(self.matrix + other.matrix)
+
+    def __radd__(self, other: object) -> ConfusionMatrix:
+        return sum_start(other, self)

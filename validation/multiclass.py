@@ -11,6 +11,7 @@ import numpy as np
 import toolz
 
 from fmacro.validation import _kernels, measures
+from fmacro.validation._pandas import categorical_classes
 from fmacro.validation._plumbing import (
     collect_predictions,
     fast_labels,
@@ -27,7 +28,7 @@ from fmacro.validation.checks import (
     check_zero_division,
     is_sparse,
 )
-from fmacro.validation.counts import ClassCounts, ConfusionMatrix
+from fmacro.validation.counts import ClassCounts, ConfusionMatrix, sum_start
 from fmacro.validation.report import format_table, same_settings
 from fmacro.validation.weights import check_sample_weight, weighted_confusion
 
@@ -199,9 +200,11 @@ class MultiFValidation(ClassAverages):
     ) -> MultiFValidation:
         """Validation of given predictions.
 
-        ``classes=None`` takes the sorted distinct labels of ``expected`` and ``predicted``;
-        pass ``classes`` to include classes that never occur or to fix the order.
-        ``sample_weight``: one non-negative weight per observation (float counts).
+        ``classes=None`` takes the categories of pandas categorical labels (in category
+        order, including categories that never occur), else the sorted distinct labels of
+        ``expected`` and ``predicted``; pass ``classes`` to include classes that never
+        occur or to fix the order. ``sample_weight``: one non-negative weight per
+        observation (float counts).
 
         Examples
         --------
@@ -212,6 +215,8 @@ class MultiFValidation(ClassAverages):
         (0.4, 0.4)
         """
         n = None
+        if classes is None:
+            classes = categorical_classes(expected, predicted)
         if classes is None:
             n = check_same_length(expected=expected, predicted=predicted)
             labels, identity = resolve_classes(_infer_classes(expected, predicted))
@@ -260,6 +265,10 @@ class MultiFValidation(ClassAverages):
     @property
     def n_classes(self) -> int:
         return len(self.classes)
+
+    def __radd__(self, other: object) -> MultiFValidation:
+        """``0 + v`` is ``v``, so ``sum(validations)`` pools; other left operands raise."""
+        return sum_start(other, self)
 
     def __add__(self, other: object) -> MultiFValidation:
         if not isinstance(other, MultiFValidation):

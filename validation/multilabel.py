@@ -12,6 +12,7 @@ import toolz
 from numpy.typing import NDArray
 
 from fmacro.validation import _kernels, measures
+from fmacro.validation._pandas import frame_columns
 from fmacro.validation._plumbing import (
     collect_predictions,
     is_numba_function,
@@ -21,7 +22,7 @@ from fmacro.validation._plumbing import (
 from fmacro.validation._values import value_key
 from fmacro.validation.averages import ClassAverages
 from fmacro.validation.checks import check_beta, check_same_length, check_zero_division, is_sparse
-from fmacro.validation.counts import ClassCounts, frozen_array
+from fmacro.validation.counts import ClassCounts, frozen_array, sum_start
 from fmacro.validation.multiclass import class_report
 from fmacro.validation.report import same_settings
 from fmacro.validation.weights import check_sample_weight, weighted_label_counts
@@ -52,7 +53,7 @@ class SampleCounts:
         default=None, converter=_optional_weights, eq=value_key
     )
 
-    def __add__(self, other: SampleCounts) -> SampleCounts:
+    def __add__(self, other: object) -> SampleCounts:
         if not isinstance(other, SampleCounts):
             return NotImplemented
         weight = None
@@ -64,6 +65,9 @@ class SampleCounts:
             np.concatenate([self.predicted, other.predicted]),
             weight,
         )
+
+    def __radd__(self, other: object) -> SampleCounts:
+        return sum_start(other, self)
 
     def row_weights(self) -> NDArray[np.float64]:
         """Each row's weight (ones when unweighted)."""
@@ -282,7 +286,8 @@ class MultiLabelFValidation(ClassAverages):
         ``expected`` holds the true labels of each row, ``predicted`` the predicted ones,
         as in the other validations' ``from_predictions(expected, predicted)``.
         ``sample_weight``: one non-negative weight per row; label counts become sums of
-        weights and the example-based measures weighted means.
+        weights and the example-based measures weighted means. ``labels=None`` names the
+        labels by the columns of DataFrame inputs (else ``0..L-1``).
 
         Examples
         --------
@@ -292,6 +297,8 @@ class MultiLabelFValidation(ClassAverages):
         >>> v.class_counts.tp.tolist(), v.class_counts.fp.tolist(), v.subset_accuracy
         ([1.0, 3.0], [2.0, 0.0], 0.25)
         """
+        if labels is None:
+            labels = frame_columns(expected, predicted)
         class_counts, sample_counts = _count(expected, predicted, sample_weight=sample_weight)
         obj = cls.__new__(cls)
         obj.__attrs_init__(
@@ -354,6 +361,10 @@ class MultiLabelFValidation(ClassAverages):
         c = self.class_counts
         wrong = c.fp.sum() + c.fn.sum()
         return float(measures.safe_divide(wrong, wrong + c.tp.sum() + c.tn.sum(), 0.0))
+
+    def __radd__(self, other: object) -> MultiLabelFValidation:
+        """``0 + v`` is ``v``, so ``sum(validations)`` pools; other left operands raise."""
+        return sum_start(other, self)
 
     def __add__(self, other: object) -> MultiLabelFValidation:
         if not isinstance(other, MultiLabelFValidation):

@@ -1,7 +1,15 @@
-"""Plots of the F-macro threshold search (needs matplotlib: ``pip install "fmacro[plot]"``).
+"""Plots of the F-macro threshold search (needs matplotlib: ``pip install matplotlib``).
 
-Every function returns a :class:`matplotlib.figure.Figure` (it never calls ``plt.show``)
-and accepts either ``scores`` and ``labels`` or prebuilt ``points=`` (a
+For users, in scikit-learn's Display pattern (compute with ``from_...``, draw with
+``.plot(ax=None)``; :mod:`fmacro.optimize.plot.displays`):
+:class:`PrecisionRecallDisplay` (a class's precision-recall curve with the chosen
+threshold), :class:`FThresholdDisplay` (F against threshold), :class:`ConfusionMatrixDisplay`
+(multiclass heat map) and :class:`FoldScoresDisplay` (cross-validation folds).
+
+The research figures below are grouped, with plain-language captions, in
+:mod:`fmacro.optimize.plot.diagnostics`. Every plot function returns a
+:class:`matplotlib.figure.Figure` (it never calls ``plt.show``) and accepts either
+``scores`` and ``labels`` or prebuilt ``points=`` (a
 :class:`~fmacro.optimize.ClassPoints`), like the optimization functions, plus ``beta``.
 Pass ``ax=`` to draw into an existing axes instead of a new figure.
 
@@ -40,8 +48,15 @@ Examples
 >>> plt.close(fig)
 """
 
+from fmacro.optimize.plot import diagnostics as diagnostics
 from fmacro.optimize.plot._common import INSTALL_HINT as INSTALL_HINT
 from fmacro.optimize.plot.argv import plot_argv
+from fmacro.optimize.plot.displays import (
+    ConfusionMatrixDisplay,
+    FoldScoresDisplay,
+    FThresholdDisplay,
+    PrecisionRecallDisplay,
+)
 from fmacro.optimize.plot.domain import plot_domain
 from fmacro.optimize.plot.folds import plot_fold_scores
 from fmacro.optimize.plot.localization import plot_localization
@@ -50,6 +65,11 @@ from fmacro.optimize.plot.save import PLOT_FILES as PLOT_FILES
 from fmacro.optimize.plot.save import save_threshold_plots
 
 __all__ = [
+    "ConfusionMatrixDisplay",
+    "FThresholdDisplay",
+    "FoldScoresDisplay",
+    "PrecisionRecallDisplay",
+    "diagnostics",
     "plot_argv",
     "plot_class_points",
     "plot_domain",

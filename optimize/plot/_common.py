@@ -15,7 +15,11 @@ if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
-INSTALL_HINT = 'optimize.plot needs matplotlib; install it with: pip install "fmacro[plot]"'
+# fmacro is not on a package index yet, so "pip install fmacro[plot]" fails for an
+# installed wheel: name the package itself.
+INSTALL_HINT = (
+    "plots need matplotlib, which is not installed; install it with: pip install matplotlib"
+)
 
 _P_LABEL = "macro precision P"
 _R_LABEL = "macro recall R"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import textwrap
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -156,7 +157,18 @@ def plot_class_points(
     else:
         fig.legend(loc="outside lower center", ncols=2, fontsize="small")
     if title is None:
-        shown = "all" if chosen.size == n else f"{chosen.size} of"
-        title = f"Per-class (p, r) points and upper hulls: {shown} {n} classes"
-    ax.set_title(title)
+        shown_cols = ", ".join(str(int(c)) for c in np.asarray(pts.class_index)[chosen])
+        if classes is not None:
+            why = "the classes asked for"
+        elif chosen.size == n:
+            why = f"all {n} classes with positives"
+        else:  # say which and why: a reader must not take the sample for the whole
+            why = (
+                f"{chosen.size} of {n} classes, drawn at random (seed {seed}) among those "
+                "with at least the median number of positives (small classes have few points)"
+            )
+        title = "Per-class (p, r) points and upper hulls\n" + textwrap.fill(
+            f"columns {shown_cols}: {why}", 80
+        )
+    ax.set_title(title, fontsize="medium")
     return fig

@@ -299,6 +299,13 @@ def run(args: argparse.Namespace) -> int:
     from fmacro.cli import dump_json
     from fmacro.validation.progress import Progress
 
+    if args.plot:  # say so before searching, not after
+        from fmacro.optimize.plot import INSTALL_HINT
+
+        try:
+            import matplotlib  # noqa: F401
+        except ImportError:
+            raise ImportError(INSTALL_HINT) from None
     problem = load_problem(
         args.file,
         zero_division=args.zero_division,
