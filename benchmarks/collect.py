@@ -12,7 +12,17 @@ from __future__ import annotations
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-PARTS = ("validation", "crossval", "optimize", "exact", "tune", "startup", "weights", "fdelta")
+PARTS = (
+    "validation",
+    "crossval",
+    "optimize",
+    "exact",
+    "tune",
+    "startup",
+    "weights",
+    "many_classes",
+    "fdelta",
+)
 
 HEADER = """# fmacro benchmark results
 

@@ -10,6 +10,7 @@ from fmacro.validation.binary import BinFValidation
 from fmacro.validation.counts import ClassCounts, ConfusionMatrix, Counts
 from fmacro.validation.multiclass import MultiFValidation
 from fmacro.validation.multilabel import MultiLabelFValidation, SampleCounts
+from fmacro.validation.sparse_confusion import SparseConfusionMatrix
 
 __all__ = [
     "BinFValidation",
@@ -19,6 +20,7 @@ __all__ = [
     "MultiFValidation",
     "MultiLabelFValidation",
     "SampleCounts",
+    "SparseConfusionMatrix",
     "Validation",
     "measures",
 ]

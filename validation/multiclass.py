@@ -9,6 +9,7 @@ from typing import Any, cast
 import attrs
 import numpy as np
 import toolz
+from numpy.typing import NDArray
 
 from fmacro.validation import _kernels, measures
 from fmacro.validation._pandas import categorical_classes
@@ -30,6 +31,11 @@ from fmacro.validation.checks import (
 )
 from fmacro.validation.counts import ClassCounts, ConfusionMatrix, sum_start
 from fmacro.validation.report import format_table, same_settings
+from fmacro.validation.sparse_confusion import (
+    SparseConfusionMatrix,
+    count_pairs,
+    prefer_sparse,
+)
 from fmacro.validation.weights import check_sample_weight, weighted_confusion
 
 __all__ = ["MultiFValidation", "resolve_classes"]
@@ -76,10 +82,12 @@ def _count(
     *,
     n: int | None = None,
     sample_weight: Any = None,
-) -> ConfusionMatrix:
+) -> ConfusionMatrix | SparseConfusionMatrix:
     """Confusion matrix of two label vectors; ``n`` is their length if already checked.
 
-    With ``sample_weight`` each observation adds its weight (a float matrix).
+    With ``sample_weight`` each observation adds its weight (a float matrix). When the
+    dense k x k table would be large and mostly empty, only the occurring cells are
+    counted (:class:`SparseConfusionMatrix`, memory O(n + k)).
     """
     for name, x in (("expected", expected), ("predicted", predicted)):
         if is_sparse(x):
@@ -90,18 +98,29 @@ def _count(
     e = _codes(expected, "expected", labels, identity)
     p = _codes(predicted, "predicted", labels, identity)
     k = len(labels)
+    sparse = prefer_sparse(k, n)
+    if sparse or weights is not None:
+        if e.size and (min(e.min(), p.min()) < 0 or max(e.max(), p.max()) >= k):
+            _refuse_outside(e, p, k)
+        if sparse:
+            return count_pairs(e, p, k, weights)
+        assert weights is not None
+        return ConfusionMatrix(weighted_confusion(e, p, k, weights))
     matrix, n_bad = _kernels.confusion_counts(e, p, k)
     if n_bad:
-        for name, codes in (("expected", e), ("predicted", p)):
-            bad = (codes < 0) | (codes >= k)
-            if bad.any():
-                raise ValueError(
-                    f"{name} has label(s) outside the declared classes 0..{k - 1}: "
-                    f"{np.unique(codes[bad])[:5].tolist()}"
-                )
-    if weights is not None:
-        return ConfusionMatrix(weighted_confusion(e, p, k, weights))
+        _refuse_outside(e, p, k)
     return ConfusionMatrix(matrix)
+
+
+def _refuse_outside(e: NDArray[Any], p: NDArray[Any], k: int) -> None:
+    """Raise for the first of ``e``/``p`` holding class codes outside ``0..k-1``."""
+    for name, codes in (("expected", e), ("predicted", p)):
+        bad = (codes < 0) | (codes >= k)
+        if bad.any():
+            raise ValueError(
+                f"{name} has label(s) outside the declared classes 0..{k - 1}: "
+                f"{np.unique(codes[bad])[:5].tolist()}"
+            )
 
 
 def _infer_classes(expected: Any, predicted: Any) -> tuple[Hashable, ...]:
@@ -151,7 +170,7 @@ class MultiFValidation(ClassAverages):
     (0.8333, 0.8333, 0.75)
     """
 
-    confusion: ConfusionMatrix
+    confusion: ConfusionMatrix | SparseConfusionMatrix
     classes: tuple[Hashable, ...] = attrs.field(eq=value_key)
     beta: float = 1.0
     zero_division: float = attrs.field(default=0.0, eq=value_key)
@@ -171,6 +190,7 @@ class MultiFValidation(ClassAverages):
         beta = check_beta(beta)
         zero_division = check_zero_division(zero_division)
         labels, identity = resolve_classes(classes)
+        confusion: ConfusionMatrix | SparseConfusionMatrix
         if is_numba_function(predict) and not batched and sample_weight is None:
             if not identity:
                 raise TypeError(
@@ -234,8 +254,12 @@ class MultiFValidation(ClassAverages):
         beta: float = 1.0,
         zero_division: float = 0.0,
     ) -> MultiFValidation:
-        """Validation of a confusion matrix (rows = expected, columns = predicted)."""
-        if not isinstance(confusion, ConfusionMatrix):
+        """Validation of a confusion matrix (rows = expected, columns = predicted).
+
+        ``confusion`` is a ``ConfusionMatrix``, a ``SparseConfusionMatrix`` or a square
+        array of counts.
+        """
+        if not isinstance(confusion, (ConfusionMatrix, SparseConfusionMatrix)):
             confusion = ConfusionMatrix(confusion)
         labels, _ = resolve_classes(confusion.n_classes if classes is None else classes)
         if len(labels) != confusion.n_classes:
@@ -259,8 +283,10 @@ class MultiFValidation(ClassAverages):
 
     @cached_property
     def accuracy(self) -> float:
-        m = self.confusion.matrix
-        return measures.safe_divide(float(np.trace(m)), float(m.sum()), self.zero_division)
+        correct = self.class_counts.tp.sum()
+        return measures.safe_divide(
+            float(correct), float(self.confusion.n_samples), self.zero_division
+        )
 
     @property
     def n_classes(self) -> int:

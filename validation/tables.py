@@ -16,7 +16,9 @@ The record::
                      (f_macro: macro precision, macro recall and F of the two)
     measures         accuracy / specificity / g (binary), accuracy (multiclass),
                      samples_f / subset_accuracy / hamming_loss (multi-label)
-    confusion_matrix rows = expected class, columns = predicted (multiclass; else null)
+    confusion_matrix rows = expected class, columns = predicted (multiclass; else null);
+                     for many classes counted sparsely, {n_classes, expected, predicted,
+                     count}: the occurring cells as parallel lists of class indices
 
 An *undefined value* (a 0/0 measure under ``zero_division=nan``, or an average over no
 defined class) is ``null``; the policy itself is written ``"nan"``, so the two never mix.
@@ -115,6 +117,20 @@ def _binary_record(v: BinFValidation) -> dict[str, Any]:
     }
 
 
+def _confusion_record(confusion: Any) -> Any:
+    """Dense rows, or for a sparse matrix its occurring cells as three parallel lists."""
+    from fmacro.validation.sparse_confusion import SparseConfusionMatrix
+
+    if isinstance(confusion, SparseConfusionMatrix):
+        return {
+            "n_classes": confusion.n_classes,
+            "expected": confusion.expected.tolist(),
+            "predicted": confusion.predicted.tolist(),
+            "count": confusion.counts.tolist(),
+        }
+    return confusion.matrix.tolist()
+
+
 def validation_record(v: Any) -> dict[str, Any]:
     """The JSON-safe record of a binary, multiclass or multi-label validation (schema above)."""
     from fmacro.validation.binary import BinFValidation
@@ -135,7 +151,7 @@ def validation_record(v: Any) -> dict[str, Any]:
             "per_class": _class_rows(v, names),
             "averages": _averages(v),
             "measures": {"accuracy": _value(v.accuracy)},
-            "confusion_matrix": v.confusion.matrix.tolist(),
+            "confusion_matrix": _confusion_record(v.confusion),
         }
     if isinstance(v, MultiLabelFValidation):
         labels = v.labels if v.labels is not None else range(v.n_labels)
