@@ -41,10 +41,12 @@ from fmacro.optimize.baselines import cyclic, global_threshold, per_class
 from fmacro.optimize.rules import PerClassThresholds
 from fmacro.optimize.search.domain import domain
 from fmacro.optimize.search.fixed_point import fixed_point
+from fmacro.optimize.search.points import class_points
 from fmacro.optimize.search.result import ThresholdResult
 from fmacro.optimize.tuning import tune
 from fmacro.validation.checks import check_beta, check_same_length, check_zero_division, is_sparse
 from fmacro.validation.measures import f_beta_from_counts, f_beta_from_pr, precision, recall
+from fmacro.validation.weights import check_sample_weight
 
 __all__ = ["METHODS", "OBJECTIVES", "FMacroThresholdClassifier"]
 
@@ -477,8 +479,9 @@ class FMacroThresholdClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimat
             or sparse), shape (n_samples,) or (n_samples, n_labels)
         **fit_params
             Passed to every ``estimator.fit``; arrays with one entry per sample are
-            split with the folds. ``sample_weight`` is refused: the threshold search
-            counts every sample once.
+            split with the folds. A ``sample_weight`` among them also weights the
+            threshold search: each out-of-fold sample counts its weight in the class
+            points (``class_points(..., sample_weight=)``) and in ``best_score_``.
 
         Returns
         -------
@@ -489,24 +492,20 @@ class FMacroThresholdClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimat
             raise ValueError(
                 f"{type(self).__name__} requires y to be passed, but the target y is None"
             )
-        weighted = sorted(k for k in fit_params if k.endswith("sample_weight"))
-        if weighted:
-            raise ValueError(
-                f"sample_weight is not supported (got fit parameter(s) {weighted}): the "
-                "F-macro threshold search counts every sample once"
-            )
         prefit = isinstance(self.cv, str) and self.cv == "prefit"
         if prefit and self.refit:
             raise ValueError("cv='prefit' uses the given fitted estimator: set refit=False")
         X, y = indexable(X, y)
         n = check_same_length(X=X, y=y)
         y_fit, indicator = self._encode_targets(y)
+        weights = check_sample_weight(fit_params.get("sample_weight"), n)
 
         if prefit:
             check_is_fitted(self.estimator)
             self.estimator_ = self.estimator
             scores = self._scores(self.estimator_, X)
             labels = indicator
+            tuning_weights = weights
         else:
             splits = self._splits(X, y_fit)
             if not self.refit and len(splits) != 1:
@@ -529,6 +528,7 @@ class FMacroThresholdClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimat
             order = np.concatenate(rows)
             scores = np.ascontiguousarray(np.vstack(parts))
             labels = np.ascontiguousarray(indicator[order])
+            tuning_weights = None if weights is None else weights[order]
             if self.refit:
                 start = time.perf_counter()
                 self.estimator_ = clone(self.estimator).fit(X, y_fit, **fit_params)
@@ -543,13 +543,13 @@ class FMacroThresholdClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimat
             )
         objective, pos = self._resolve_objective()
         start = time.perf_counter()
-        result = self._search(search, objective, pos, scores, labels, beta, zd)
+        result = self._search(search, objective, pos, scores, labels, beta, zd, tuning_weights)
         self.objective_ = objective
         self.pos_label_ = None if pos is None else self.classes_[pos]
         self._pos = pos
         self.threshold_result_ = result
         self.best_score_ = _objective_value(
-            labels, self._indicator(scores), objective, pos, beta, zd
+            labels, self._indicator(scores), objective, pos, beta, zd, tuning_weights
         )
         self.n_tuning_samples_ = int(scores.shape[0])
         self._say(
@@ -624,7 +624,21 @@ class FMacroThresholdClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimat
         labels: NDArray[np.bool_],
         beta: float,
         zd: float,
+        weights: NDArray[np.float64] | None = None,
     ) -> ThresholdResult:
+        def run(
+            searcher: Callable[..., ThresholdResult],
+            s: NDArray[np.float64],
+            y: NDArray[np.bool_],
+            w: NDArray[np.float64] | None,
+            **options: Any,
+        ) -> ThresholdResult:
+            if w is None:
+                return searcher(s, y, beta=beta, zero_division=zd, **options)
+            # weighted samples: the search runs on weighted class points
+            points = class_points(s, y, zero_division=zd, sample_weight=w)
+            return searcher(points=points, beta=beta, zero_division=zd, **options)
+
         extra: dict[str, Any] = {}
         if self.method == "tune":
             # a class without tuning positives: predicted for every sample in multi-label
@@ -632,13 +646,11 @@ class FMacroThresholdClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimat
             # every argmax of the margins
             extra = {"prior": self.prior, "unseen": "prior" if self._multilabel else "never"}
         if objective == "f_macro":
-            return search(scores, labels, beta=beta, zero_division=zd, **extra)
+            return run(search, scores, labels, weights, **extra)
         if objective == "macro_f":
             if self.method == "tune":
-                return tune(
-                    scores, labels, beta=beta, zero_division=zd, method="per_class", **extra
-                )
-            return per_class(scores, labels, beta=beta, zero_division=zd)
+                return run(tune, scores, labels, weights, method="per_class", **extra)
+            return run(per_class, scores, labels, weights)
         if objective == "f_beta":
             assert pos is not None
             if not labels[:, pos].any():
@@ -647,11 +659,10 @@ class FMacroThresholdClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimat
                     "out-of-fold rows used for tuning"
                 )
             # F-macro of one class is that class's F_beta: any method cuts its ranking
-            return search(scores[:, [pos]], labels[:, [pos]], beta=beta, zero_division=zd, **extra)
+            return run(search, scores[:, [pos]], labels[:, [pos]], weights, **extra)
         # micro_f: one threshold for all labels, the best cut of the pooled ranking
-        pooled = search(
-            scores.reshape(-1, 1), labels.reshape(-1, 1), beta=beta, zero_division=zd, **extra
-        )
+        pooled_weights = None if weights is None else np.repeat(weights, scores.shape[1])
+        pooled = run(search, scores.reshape(-1, 1), labels.reshape(-1, 1), pooled_weights, **extra)
         shared = np.full(scores.shape[1], pooled.thresholds[0])
         return attrs.evolve(
             pooled,
@@ -730,14 +741,12 @@ class FMacroThresholdClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimat
         predictions (``validation.sklearn.f_macro_score(y, self.predict(X))``);
         ``"f_beta"``, F_beta of ``pos_label_``; ``"macro_f"`` and ``"micro_f"``,
         scikit-learn's ``fbeta_score`` with ``average="macro"`` / ``"micro"``.
-        ``sample_weight`` is not supported (must be None).
+        ``sample_weight`` weights the samples' counts, as in scikit-learn's metrics.
         """
         from sklearn.metrics import fbeta_score
 
         from fmacro.validation.sklearn import f_macro_score
 
-        if sample_weight is not None:
-            raise ValueError("sample_weight is not supported by F-macro scoring; pass None")
         check_is_fitted(self)
         pred = self.predict(X)
         if is_sparse(y):
@@ -747,14 +756,24 @@ class FMacroThresholdClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimat
         else:
             y_true = column_or_1d(y)
         beta, zd = check_beta(self.beta), check_zero_division(self.zero_division)
+        w = sample_weight
         if self.objective_ == "f_macro":
-            return float(f_macro_score(y_true, pred, beta=beta, zero_division=zd))
+            return float(f_macro_score(y_true, pred, beta=beta, zero_division=zd, sample_weight=w))
         if self.objective_ == "f_beta":
             return float(
-                fbeta_score(y_true, pred, beta=beta, pos_label=self.pos_label_, zero_division=zd)
+                fbeta_score(
+                    y_true,
+                    pred,
+                    beta=beta,
+                    pos_label=self.pos_label_,
+                    zero_division=zd,
+                    sample_weight=w,
+                )
             )
         average = "macro" if self.objective_ == "macro_f" else "micro"
-        return float(fbeta_score(y_true, pred, beta=beta, average=average, zero_division=zd))
+        return float(
+            fbeta_score(y_true, pred, beta=beta, average=average, zero_division=zd, sample_weight=w)
+        )
 
     # ------------------------------------------------------------------ sklearn plumbing
 
@@ -780,14 +799,17 @@ def _objective_value(
     pos: int | None,
     beta: float,
     zd: float,
+    weights: NDArray[np.float64] | None = None,
 ) -> float:
     """``objective`` of one-vs-rest ``decisions`` against ``labels`` (both (N, K) bool).
 
-    Averages over classes run over the columns with a positive label (as the searches).
+    Averages over classes run over the columns with a positive label (as the searches);
+    with ``weights`` every sample counts its weight.
     """
-    tp = np.count_nonzero(labels & decisions, axis=0)
-    fp = np.count_nonzero(~labels & decisions, axis=0)
-    fn = np.count_nonzero(labels & ~decisions, axis=0)
+    w = np.ones(labels.shape[0]) if weights is None else weights
+    tp = w @ (labels & decisions)
+    fp = w @ (~labels & decisions)
+    fn = w @ (labels & ~decisions)
     if objective == "f_beta":
         assert pos is not None
         return float(f_beta_from_counts(tp[pos], fp[pos], fn[pos], beta, zd))

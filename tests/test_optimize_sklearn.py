@@ -54,6 +54,17 @@ class _ScoresAreFeatures(ClassifierMixin, BaseEstimator):
         return np.asarray(X) >= 0.5
 
 
+class _WeightedScoresAreFeatures(_ScoresAreFeatures):
+    """The identity 'classifier', accepting (and recording) sample weights."""
+
+    def fit(  # type: ignore[override]
+        self, X: np.ndarray, y: np.ndarray, sample_weight: object = None
+    ) -> _WeightedScoresAreFeatures:
+        super().fit(X, y)
+        self.sample_weight_ = sample_weight
+        return self
+
+
 def _multilabel_toy(n: int = 120, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
     X, Y = make_multilabel_classification(
         n_samples=n, n_features=6, n_classes=4, n_labels=2, random_state=seed
@@ -530,8 +541,8 @@ def test_bad_targets_raise_clearly() -> None:
         FMacroThresholdClassifier(knn, cv=3).fit(X, np.zeros((30, 4), dtype=int))
     with pytest.raises(ValueError, match="multiclass-multioutput"):
         FMacroThresholdClassifier(knn).fit(X, np.column_stack([np.arange(30) % 3] * 2))
-    with pytest.raises(ValueError, match="sample_weight is not supported"):
-        FMacroThresholdClassifier(knn).fit(X, Y, sample_weight=np.ones(30))
+    with pytest.raises(ValueError, match="sample_weight has 20 entries, expected 30"):
+        FMacroThresholdClassifier(_WeightedScoresAreFeatures()).fit(X, Y, sample_weight=np.ones(20))
     with pytest.raises(ValueError, match="inconsistent numbers of samples"):
         FMacroThresholdClassifier(knn).fit(X, Y[:20])
 
@@ -668,3 +679,26 @@ def test_verbose_reports_folds_search_and_refit(capsys: pytest.CaptureFixture[st
     )
     FMacroThresholdClassifier(_ScoresAreFeatures(), cv=3).fit(X, y)
     assert capsys.readouterr().err == ""
+
+
+@settings(max_examples=20, deadline=None)
+@given(
+    data=score_matrices(min_samples=6, max_samples=20, min_classes=2, max_classes=4),
+    method=st.sampled_from(["tune", "fixed_point", "per_class", "domain"]),
+    seed=st.integers(0, 1000),
+)
+def test_weighted_fit_equals_repeated_rows(data: tuple, method: str, seed: int) -> None:
+    # the identity model's out-of-fold scores are X whatever the folds, so integer sample
+    # weights must tune exactly as repeating each row that many times
+    X, Y = data
+    w = np.random.default_rng(seed).integers(1, 4, X.shape[0])
+    weighted = FMacroThresholdClassifier(_WeightedScoresAreFeatures(), method=method, cv=3)
+    weighted.fit(X, Y, sample_weight=w)
+    repeated = FMacroThresholdClassifier(_ScoresAreFeatures(), method=method, cv=3)
+    repeated.fit(np.repeat(X, w, axis=0), np.repeat(Y, w, axis=0))
+    assert weighted.threshold_result_.f == pytest.approx(repeated.threshold_result_.f)
+    assert weighted.best_score_ == pytest.approx(repeated.best_score_)
+    assert weighted.estimator_.sample_weight_ is w  # the refit saw the weights
+    assert weighted.score(X, Y, sample_weight=w) == pytest.approx(
+        repeated.score(np.repeat(X, w, axis=0), np.repeat(Y, w, axis=0))
+    )
