@@ -24,7 +24,7 @@ from numpy.typing import NDArray
 
 from fmacro.crossval.fold import Fold
 from fmacro.validation import BinFValidation, MultiFValidation, MultiLabelFValidation, Validation
-from fmacro.validation._values import value_key
+from fmacro.validation._values import read_only_copies, value_key
 from fmacro.validation.checks import check_same_length, is_sparse
 from fmacro.validation.progress import Progress
 
@@ -158,12 +158,21 @@ def _frozen_predictions(predicted: Any, n: int) -> Any:
     return out
 
 
+def _read_only_predictions(predicted: Any) -> Any:
+    """Dense predictions as a read-only copy (even a read-only array's owner may write)."""
+    if isinstance(predicted, np.ndarray):
+        predicted = np.array(predicted, copy=True)
+        predicted.flags.writeable = False
+    return predicted
+
+
+@read_only_copies
 @attrs.frozen
 class FoldResult:
     """What one fold produced: its validation and its (read-only) predictions."""
 
     validation: Validation
-    predicted: Any = attrs.field(eq=value_key)
+    predicted: Any = attrs.field(converter=_read_only_predictions, eq=value_key)
 
 
 @attrs.frozen
@@ -275,6 +284,7 @@ def _as_tuple(value: Iterable[Any]) -> tuple[Any, ...]:
     return tuple(value)
 
 
+@read_only_copies
 @attrs.frozen
 class CrossValidation(Generic[V]):
     """Per-fold validations of a cross-validation run and their summaries.

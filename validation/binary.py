@@ -18,7 +18,7 @@ from fmacro.validation._plumbing import (
     jitted_inputs,
     observations_array,
 )
-from fmacro.validation._values import value_key
+from fmacro.validation._values import read_only_copies, value_key
 from fmacro.validation.checks import check_beta, check_same_length, check_zero_division
 from fmacro.validation.counts import Counts
 from fmacro.validation.report import format_table, same_settings
@@ -64,6 +64,7 @@ def _binary_counts(expected: Any, predicted: Any, positive: Any, *, n: int | Non
     return Counts(*(int(v) for v in raw))
 
 
+@read_only_copies
 @attrs.frozen(init=False)
 class BinFValidation:
     """F-validation of a binary classifier: counts TP/FP/FN/TN once, derives the rest lazily.

@@ -14,7 +14,7 @@ import attrs
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from fmacro.validation._values import value_key
+from fmacro.validation._values import read_only_copies, value_key
 
 __all__ = ["ClassCounts", "ConfusionMatrix", "Counts", "frozen_array"]
 
@@ -91,6 +91,7 @@ def _frozen_int_vector(value: ArrayLike) -> NDArray[np.int64]:
     return frozen_array(arr, np.int64)
 
 
+@read_only_copies
 @attrs.frozen
 class ClassCounts:
     """One-vs-rest counts per class (multiclass) or per label (multi-label).
@@ -159,6 +160,7 @@ def _frozen_square(value: ArrayLike) -> NDArray[np.int64]:
     return frozen_array(arr, np.int64)
 
 
+@read_only_copies
 @attrs.frozen
 class ConfusionMatrix:
     """Square count matrix: **rows = expected class, columns = predicted class**.

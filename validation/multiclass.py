@@ -18,7 +18,7 @@ from fmacro.validation._plumbing import (
     jitted_inputs,
     observations_array,
 )
-from fmacro.validation._values import value_key
+from fmacro.validation._values import read_only_copies, value_key
 from fmacro.validation.averages import ClassAverages
 from fmacro.validation.checks import (
     as_label_vector,
@@ -110,6 +110,7 @@ def _infer_classes(expected: Any, predicted: Any) -> tuple[Hashable, ...]:
         return tuple(dict.fromkeys([*e.tolist(), *p.tolist()]))
 
 
+@read_only_copies
 @attrs.frozen(init=False)
 class MultiFValidation(ClassAverages):
     """F-validation of a single-label multiclass classifier.

@@ -18,7 +18,7 @@ from fmacro.validation._plumbing import (
     jitted_observations,
     observations_array,
 )
-from fmacro.validation._values import value_key
+from fmacro.validation._values import read_only_copies, value_key
 from fmacro.validation.averages import ClassAverages
 from fmacro.validation.checks import check_beta, check_same_length, check_zero_division, is_sparse
 from fmacro.validation.counts import ClassCounts, frozen_array
@@ -32,6 +32,7 @@ def _frozen_counts(values: Any) -> NDArray[np.int64]:
     return frozen_array(values, np.int64)
 
 
+@read_only_copies
 @attrs.frozen
 class SampleCounts:
     """Per-example counts: true positives, true labels and predicted labels of each row.
@@ -158,6 +159,7 @@ def _counts_from_kernel(
     )
 
 
+@read_only_copies
 @attrs.frozen(init=False)
 class MultiLabelFValidation(ClassAverages):
     """F-validation of a multi-label classifier over (N, L) indicator matrices.

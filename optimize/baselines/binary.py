@@ -30,6 +30,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from fmacro.optimize._inputs import as_binary_labels
+from fmacro.validation._values import read_only_copies
 from fmacro.validation.checks import (
     as_float_array,
     check_beta,
@@ -46,6 +47,7 @@ def _readonly(arr: NDArray[Any]) -> NDArray[Any]:
     return arr
 
 
+@read_only_copies
 @attrs.frozen
 class BinaryThreshold:
     """The F_beta-optimal cut of one ranking, with the whole curve.

@@ -23,6 +23,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from fmacro.optimize.fdelta._inputs import check_positive_int
+from fmacro.validation._values import read_only_copies
 
 __all__ = ["KINDS", "PAPER_RATIOS", "Dataset", "class_sizes", "generate"]
 
@@ -35,6 +36,7 @@ def _readonly(arr: NDArray[Any]) -> NDArray[Any]:
     return arr
 
 
+@read_only_copies
 @attrs.frozen(eq=False)
 class Dataset:
     """A generated data set; unpacks as ``X, y = dataset``.

@@ -50,6 +50,7 @@ from fmacro.optimize.fdelta._inputs import (
     check_gamma,
     encode_labels,
 )
+from fmacro.validation._values import read_only_copies
 from fmacro.validation.checks import check_same_length
 
 __all__ = [
@@ -146,6 +147,7 @@ def is_maximized(objective: str) -> bool:
     return _SPECS[check_objective(objective)].maximize
 
 
+@read_only_copies
 @attrs.frozen(eq=False)
 class Problem:
     """A checked training set with a criterion, ready for repeated evaluation.

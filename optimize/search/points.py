@@ -51,6 +51,7 @@ from fmacro.optimize._inputs import (
     matching_shapes,
 )
 from fmacro.validation import measures
+from fmacro.validation._values import read_only_copies
 from fmacro.validation.checks import check_zero_division, is_sparse
 from fmacro.validation.counts import frozen_array
 
@@ -65,6 +66,7 @@ def _ro_float(arr: Any) -> NDArray[np.float64]:
     return frozen_array(arr, np.float64)
 
 
+@read_only_copies
 @attrs.frozen(eq=False)
 class ClassPoints:
     """Cumulative counts of every cut of every kept class, in a CSR-like layout.
