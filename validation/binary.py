@@ -12,6 +12,8 @@ import toolz
 
 from fmacro.validation import _kernels, measures
 from fmacro.validation._plumbing import (
+    check_jitted_label_type,
+    check_jitted_positive,
     collect_predictions,
     fast_labels,
     is_numba_function,
@@ -74,7 +76,11 @@ class BinFValidation:
     expected
         Expected labels, one per observation: two distinct values, one of them ``positive``.
     observations
-        The observations ``predict`` is applied to (array, list, pandas object).
+        The observations ``predict`` is applied to (array, list, pandas object, sparse
+        matrix). ``predict`` receives row ``i`` by position: a numpy row (a pandas
+        DataFrame is converted with ``to_numpy()``, so ``row[j]`` is the j-th column, not
+        a column label), a 1-row CSR matrix for sparse input, or a list item;
+        ``crossval.vectorized`` hands over the same rows.
     predict
         ``observation -> label`` (as in Patrick R. Nicolas, *Scala for Machine Learning*,
         Packt, 2015), or with
@@ -293,8 +299,10 @@ class BinFValidation:
 def _count_with_jitted(
     predict: Callable[..., Any], expected: Any, observations: Any, positive: Any
 ) -> Counts:
+    positive_code = check_jitted_positive(positive)
     e, obs = jitted_inputs(expected, observations)
-    raw, n_invalid = _kernels.binary_counts_predict(predict, obs, e, int(positive))
+    check_jitted_label_type(predict, obs)
+    raw, n_invalid = _kernels.binary_counts_predict(predict, obs, e, positive_code)
     if n_invalid:
         raise ValueError(
             "a binary validation needs labels with two values; expected or predict's "

@@ -16,7 +16,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from fmacro.validation._values import read_only_copies, value_key
 
-__all__ = ["ClassCounts", "ConfusionMatrix", "Counts", "frozen_array"]
+__all__ = ["ClassCounts", "ConfusionMatrix", "Counts", "frozen_array", "frozen_counts"]
 
 
 def frozen_array(values: ArrayLike, dtype: Any = None) -> NDArray[Any]:
@@ -35,6 +35,11 @@ def _as_int(value: object) -> int:
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
         raise TypeError(f"counts must be integers, got {value!r} of type {type(value).__name__}")
     return int(value)
+
+
+def _is_sum_start(other: object) -> bool:
+    """True for the int 0 that ``sum()`` starts from (not for False or 0.0)."""
+    return type(other) is int and other == 0
 
 
 @attrs.frozen
@@ -70,9 +75,7 @@ class Counts:
 
     def __radd__(self, other: object) -> Counts:
         # sum() starts from the int 0; treat it as the identity.
-        if isinstance(other, int) and other == 0:
-            return self
-        return NotImplemented
+        return self if _is_sum_start(other) else NotImplemented
 
     @property
     def n_samples(self) -> int:
@@ -80,15 +83,28 @@ class Counts:
         return self.tp + self.fp + self.fn + self.tn
 
 
-def _frozen_int_vector(value: ArrayLike) -> NDArray[np.int64]:
+def frozen_counts(value: ArrayLike, what: str, *, ndim: int | None = None) -> NDArray[np.int64]:
+    """A read-only int64 copy of integer counts, refusing negatives and overflow.
+
+    The checks run on the values as given, before the cast: an unsigned count above
+    2**63 - 1 (which int64 would wrap to a negative number) is refused, as are negative
+    counts, non-integer dtypes and other shapes than ``ndim`` dimensions.
+    """
     arr = np.asarray(value)
-    if arr.ndim != 1:
-        raise ValueError(f"per-class counts must be 1-D, got shape {arr.shape}")
+    if ndim is not None and arr.ndim != ndim:
+        raise ValueError(f"{what} must be {ndim}-D, got shape {arr.shape}")
     if arr.size and not np.issubdtype(arr.dtype, np.integer):
-        raise TypeError(f"per-class counts must be integers, got dtype {arr.dtype}")
-    if arr.size and arr.min() < 0:
-        raise ValueError("per-class counts must be non-negative")
+        raise TypeError(f"{what} must be integers, got dtype {arr.dtype}")
+    if arr.size:
+        if arr.min() < 0:
+            raise ValueError(f"{what} must be non-negative, found {arr.min()}")
+        if arr.max() > np.iinfo(np.int64).max:
+            raise ValueError(f"{what} must fit in int64 (at most 2**63 - 1), found {arr.max()}")
     return frozen_array(arr, np.int64)
+
+
+def _frozen_int_vector(value: ArrayLike) -> NDArray[np.int64]:
+    return frozen_counts(value, "per-class counts", ndim=1)
 
 
 @read_only_copies
@@ -148,16 +164,16 @@ class ClassCounts:
             self.tp + other.tp, self.fp + other.fp, self.fn + other.fn, self.tn + other.tn
         )
 
+    def __radd__(self, other: object) -> ClassCounts:
+        # sum() starts from the int 0; treat it as the identity.
+        return self if _is_sum_start(other) else NotImplemented
+
 
 def _frozen_square(value: ArrayLike) -> NDArray[np.int64]:
     arr = np.asarray(value)
     if arr.ndim != 2 or arr.shape[0] != arr.shape[1]:
         raise ValueError(f"a confusion matrix must be square, got shape {arr.shape}")
-    if arr.size and not np.issubdtype(arr.dtype, np.integer):
-        raise TypeError(f"a confusion matrix must hold integer counts, got dtype {arr.dtype}")
-    if arr.size and arr.min() < 0:
-        raise ValueError("a confusion matrix must hold non-negative counts")
-    return frozen_array(arr, np.int64)
+    return frozen_counts(arr, "a confusion matrix's counts")
 
 
 @read_only_copies
@@ -208,3 +224,6 @@ class ConfusionMatrix:
                 f"cannot add confusion matrices of {self.n_classes} and {other.n_classes} classes"
             )
         return ConfusionMatrix(self.matrix + other.matrix)
+
+    def __radd__(self, other: object) -> ConfusionMatrix:
+        return self if _is_sum_start(other) else NotImplemented

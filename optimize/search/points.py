@@ -52,7 +52,7 @@ from fmacro.optimize._inputs import (
 )
 from fmacro.validation import measures
 from fmacro.validation._values import read_only_copies
-from fmacro.validation.checks import check_zero_division, is_sparse
+from fmacro.validation.checks import check_exact_in_float64, check_zero_division, is_sparse
 from fmacro.validation.counts import frozen_array
 
 __all__ = ["ClassPoints", "as_points", "class_points"]
@@ -300,6 +300,7 @@ def _sparse_scores(scores: Any) -> Any:
     csc = scores.tocsc(copy=True)
     csc.sum_duplicates()
     csc.sort_indices()
+    check_exact_in_float64(csc.data, "scores")
     data = np.asarray(csc.data, dtype=np.float64)
     if not np.isfinite(data).all():
         bad = int(data.size - np.count_nonzero(np.isfinite(data)))
@@ -370,6 +371,7 @@ def class_points(
     else:
         if is_sparse(labels):
             labels = labels.toarray()
+        check_exact_in_float64(scores, "scores")
         s_arr = np.asarray(scores, dtype=np.float64)
         if not np.isfinite(s_arr).all():
             bad = int(s_arr.size - np.count_nonzero(np.isfinite(s_arr)))
