@@ -75,11 +75,13 @@ def check_bool_bytes(arr: NDArray[Any], name: str) -> None:
     numpy prints such an entry as True but compiled code and ``==`` may read the raw
     byte, so counts would depend on the layout; the caller should pass ``arr != 0``.
     """
+    if arr.size == 0:
+        return
     raw = arr.view(np.uint8) if arr.flags.c_contiguous or arr.flags.f_contiguous else None
     if raw is None:
         raw = np.ascontiguousarray(arr).view(np.uint8)
-    bad = raw > 1
-    if bad.any():
+    if raw.max() > 1:  # one pass, no temporary mask unless there is something to report
+        bad = raw > 1
         raise ValueError(
             f"{name} is a bool array holding raw byte values other than 0 and 1 "
             f"(such as {np.unique(raw[bad])[:5].tolist()}); pass (x != 0) instead"

@@ -22,7 +22,6 @@ from fmacro.validation._values import read_only_copies, value_key
 from fmacro.validation.averages import ClassAverages
 from fmacro.validation.checks import (
     check_beta,
-    check_bool_bytes,
     check_same_length,
     check_zero_division,
     is_sparse,
@@ -85,10 +84,8 @@ def _indicator_dense(y: Any, name: str) -> NDArray[Any]:
         raise ValueError(
             f"{name} must be a 2-D (samples, labels) indicator matrix, got shape {arr.shape}"
         )
-    if arr.dtype == np.bool_:
-        check_bool_bytes(arr, name)
-        return np.ascontiguousarray(arr)
-    if np.issubdtype(arr.dtype, np.integer):
+    if arr.dtype == np.bool_ or np.issubdtype(arr.dtype, np.integer):
+        # The kernels recheck any row holding a byte above 1 (a bool's raw byte too).
         return np.ascontiguousarray(arr)
     if np.issubdtype(arr.dtype, np.floating):
         if not np.isfinite(arr).all():
@@ -139,7 +136,12 @@ def _bad_values(y: Any, name: str, n_bad: int) -> ValueError:
         return ValueError(f"predict returned {n_bad} entries other than 0 and 1")
     values = np.asarray(y.data if is_sparse(y) else y)
     if values.dtype == np.bool_:  # a bool array built from raw bytes: show the bytes
-        values = values.view(np.uint8)
+        raw = np.ascontiguousarray(values).view(np.uint8)
+        found = np.unique(raw[raw > 1])[:5].tolist()
+        return ValueError(
+            f"{name} is a bool array holding raw byte values other than 0 and 1 (such as "
+            f"{found}) in {n_bad} entries; pass (x != 0) instead"
+        )
     found = np.unique(values[(values != 0) & (values != 1)])[:5].tolist()
     where = "stored entries" if is_sparse(y) else "entries"
     return ValueError(
