@@ -37,7 +37,6 @@ from fmacro.optimize._inputs import as_binary_labels
 from fmacro.optimize.rules import PerClassThresholds, TopK
 from fmacro.optimize.search.points import ClassPoints
 from fmacro.optimize.search.result import ThresholdResult
-from fmacro.validation._values import read_only_copies
 from fmacro.validation.checks import as_float_array, is_sparse
 
 __all__ = [
@@ -63,7 +62,6 @@ def _ro(arr: NDArray[Any]) -> NDArray[Any]:
     return arr
 
 
-@read_only_copies
 @attrs.frozen(eq=False)
 class RankedLists:
     """The parsed content of a ranked-lists file.
