@@ -287,7 +287,7 @@ def _as_folds(value: Iterable[Fold]) -> tuple[Fold, ...]:
 
 
 def _as_tuple(value: Iterable[Any]) -> tuple[Any, ...]:
-    return tuple(value)
+    return tuple(_read_only_predictions(v) for v in value)
 
 
 @read_only_copies

@@ -73,13 +73,13 @@ class MacroEvaluation:
     f: float
     precision: float
     recall: float
-    class_index: NDArray[np.int64] = attrs.field(repr=False)
-    tp: NDArray[np.int64] = attrs.field(repr=False)
-    fp: NDArray[np.int64] = attrs.field(repr=False)
-    support: NDArray[np.int64] = attrs.field(repr=False)
-    class_precision: NDArray[np.float64] = attrs.field(repr=False)
-    class_recall: NDArray[np.float64] = attrs.field(repr=False)
-    class_f: NDArray[np.float64] = attrs.field(repr=False)
+    class_index: NDArray[np.int64] = attrs.field(repr=False, converter=frozen_array)
+    tp: NDArray[np.int64] = attrs.field(repr=False, converter=frozen_array)
+    fp: NDArray[np.int64] = attrs.field(repr=False, converter=frozen_array)
+    support: NDArray[np.int64] = attrs.field(repr=False, converter=frozen_array)
+    class_precision: NDArray[np.float64] = attrs.field(repr=False, converter=frozen_array)
+    class_recall: NDArray[np.float64] = attrs.field(repr=False, converter=frozen_array)
+    class_f: NDArray[np.float64] = attrs.field(repr=False, converter=frozen_array)
     beta: float
     zero_division: float
 

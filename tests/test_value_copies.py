@@ -284,3 +284,40 @@ def test_splitters_still_hand_out_read_only_private_indices() -> None:
         assert not fold.train.flags.writeable
         assert not fold.validation.flags.writeable
         assert sorted(fold.train.tolist() + fold.validation.tolist()) == list(range(10))
+
+
+def test_a_value_never_aliases_the_arrays_it_is_built_from() -> None:
+    """Rebuilding each value from its own fields (attrs.evolve) copies every array.
+
+    Even a read-only array is copied: whoever owns it can make it writeable again.
+    """
+    aliased: list[str] = []
+    for cls, make in _factories().items():
+        value = make()
+        try:
+            twin = attrs.evolve(value)
+        except TypeError:
+            continue  # a custom __init__ (the validations): built from counts, not arrays
+        for field in attrs.fields(cls):
+            before = dict(_own_arrays(getattr(value, field.name)))
+            after = dict(_own_arrays(getattr(twin, field.name)))
+            for path, arr in after.items():
+                if arr.size and np.shares_memory(arr, before[path]):
+                    aliased.append(f"{cls.__qualname__}.{field.name}{path}")
+                assert not arr.flags.writeable
+    assert aliased == []
+
+
+def _own_arrays(value: Any, path: str = "") -> Iterator[tuple[str, np.ndarray]]:
+    """Arrays held by a field itself (directly or in containers), not by nested values.
+
+    Nested values are immutable and may be shared; their own arrays are their business.
+    """
+    if isinstance(value, np.ndarray):
+        yield path, value
+    elif isinstance(value, (tuple, list)):
+        for i, item in enumerate(value):
+            yield from _own_arrays(item, f"{path}[{i}]")
+    elif isinstance(value, Mapping):
+        for key, item in value.items():
+            yield from _own_arrays(item, f"{path}[{key!r}]")

@@ -37,6 +37,7 @@ from fmacro.validation.checks import (
     check_same_length,
     check_zero_division,
 )
+from fmacro.validation.counts import frozen_array
 from fmacro.validation.measures import f_beta_from_counts, safe_divide
 
 __all__ = ["BinaryThreshold", "best_threshold"]
@@ -81,12 +82,12 @@ class BinaryThreshold:
     support: int
     beta: float
     zero_division: float
-    thresholds: NDArray[np.float64] = attrs.field(repr=False)
-    tp: NDArray[np.int64] = attrs.field(repr=False)
-    fp: NDArray[np.int64] = attrs.field(repr=False)
-    precisions: NDArray[np.float64] = attrs.field(repr=False)
-    recalls: NDArray[np.float64] = attrs.field(repr=False)
-    fs: NDArray[np.float64] = attrs.field(repr=False)
+    thresholds: NDArray[np.float64] = attrs.field(repr=False, converter=frozen_array)
+    tp: NDArray[np.int64] = attrs.field(repr=False, converter=frozen_array)
+    fp: NDArray[np.int64] = attrs.field(repr=False, converter=frozen_array)
+    precisions: NDArray[np.float64] = attrs.field(repr=False, converter=frozen_array)
+    recalls: NDArray[np.float64] = attrs.field(repr=False, converter=frozen_array)
+    fs: NDArray[np.float64] = attrs.field(repr=False, converter=frozen_array)
 
     def apply(self, scores: ArrayLike) -> NDArray[np.bool_]:
         """Predictions ``scores >= threshold`` for new scores (a new boolean array)."""

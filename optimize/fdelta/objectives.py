@@ -52,6 +52,7 @@ from fmacro.optimize.fdelta._inputs import (
 )
 from fmacro.validation._values import read_only_copies
 from fmacro.validation.checks import check_same_length
+from fmacro.validation.counts import frozen_array
 
 __all__ = [
     "OBJECTIVES",
@@ -166,9 +167,9 @@ class Problem:
     encoding : tuple -- (label of class a, label of class b) as found in ``y``
     """
 
-    X: NDArray[np.float64]
-    is_a: NDArray[np.bool_]
-    sample_weight: NDArray[np.float64]
+    X: NDArray[np.float64] = attrs.field(converter=frozen_array)
+    is_a: NDArray[np.bool_] = attrs.field(converter=frozen_array)
+    sample_weight: NDArray[np.float64] = attrs.field(converter=frozen_array)
     e_a: float
     e_b: float
     gamma: float

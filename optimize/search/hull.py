@@ -36,7 +36,8 @@ __all__ = ["ClassHulls", "Sweep", "class_hulls", "edge_sweep"]
 
 
 def _ro(a: NDArray) -> NDArray:
-    a = np.ascontiguousarray(a)
+    # Always a copy: a value never aliases an array it was given.
+    a = np.array(a, copy=True, order="C")
     a.flags.writeable = False
     return a
 
