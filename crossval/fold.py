@@ -9,27 +9,18 @@ import attrs
 import numpy as np
 from numpy.typing import NDArray
 
-from fmacro.validation._values import value_key
+from fmacro.validation._values import read_only_copies, value_key
 from fmacro.validation.checks import is_sparse
 
-__all__ = ["Fold", "take_rows"]
+__all__ = ["Fold", "owned_fold", "take_rows"]
 
 
 def _readonly_indices(value: Any) -> NDArray[np.intp]:
-    """A read-only 1-D ``intp`` array that no caller can change.
+    """A read-only 1-D ``intp`` copy of ``value`` that no caller can change.
 
-    Arrays the splitters build are already private and read-only and are kept as
-    they are; anything else is copied first, so a ``Fold`` never aliases a
-    caller's writeable array.
+    Always a copy: even a read-only array may be turned writeable again by whoever owns
+    it. The splitters, whose arrays are private, build folds with :func:`owned_fold`.
     """
-    if (
-        isinstance(value, np.ndarray)
-        and value.dtype == np.intp
-        and value.ndim == 1
-        and not value.flags.writeable
-        and value.flags.owndata
-    ):
-        return value
     arr = np.array(value, dtype=np.intp, copy=True)
     if arr.ndim != 1:
         raise ValueError(f"fold indices must be 1-dimensional, got shape {arr.shape}")
@@ -67,6 +58,7 @@ def take_rows(data: Any, indices: NDArray[np.intp]) -> Any:
         ) from None
 
 
+@read_only_copies
 @attrs.frozen
 class Fold:
     """One split of the samples: read-only ``train`` and ``validation`` index arrays.
@@ -122,20 +114,24 @@ class Fold:
         )
 
 
-def fold_of_private_arrays(
+def owned_fold(
     train: NDArray[np.intp], validation: NDArray[np.intp], index: int = 0, repeat: int = 0
 ) -> Fold:
-    """A ``Fold`` around index arrays that a splitter has just built and nobody else holds.
+    """A :class:`Fold` that takes ``train`` and ``validation`` without copying them.
 
-    The public constructor copies any array it cannot prove private (a kernel's
-    output is a view of numba-owned memory, so it cannot); for the splitters that
-    copy is a quarter of a K-fold split's time. The arrays are made read-only here.
+    For the splitters only: the arrays must be 1-D ``intp`` arrays that nothing else
+    references; they are made read-only here.
     """
-    train.flags.writeable = False
-    validation.flags.writeable = False
-    fold = object.__new__(Fold)
-    object.__setattr__(fold, "train", train)
-    object.__setattr__(fold, "validation", validation)
-    object.__setattr__(fold, "index", index)
-    object.__setattr__(fold, "repeat", repeat)
+    for arr in (train, validation):
+        if arr.dtype != np.intp or arr.ndim != 1:
+            raise ValueError(f"fold indices must be 1-D intp arrays, got {arr.dtype} {arr.shape}")
+        arr.flags.writeable = False
+    fold = Fold.__new__(Fold)
+    for name, value in (
+        ("train", train),
+        ("validation", validation),
+        ("index", int(index)),
+        ("repeat", int(repeat)),
+    ):
+        object.__setattr__(fold, name, value)
     return fold

@@ -24,7 +24,8 @@ from numpy.typing import NDArray
 
 from fmacro.crossval.fold import Fold, take_rows
 from fmacro.validation import BinFValidation, MultiFValidation, MultiLabelFValidation, Validation
-from fmacro.validation._values import value_key
+from fmacro.validation._plumbing import observations_array
+from fmacro.validation._values import read_only_copies, value_key
 from fmacro.validation.checks import check_same_length, is_sparse
 from fmacro.validation.progress import Progress
 from fmacro.validation.weights import check_sample_weight
@@ -164,12 +165,21 @@ def _frozen_predictions(predicted: Any, n: int) -> Any:
     return out
 
 
+def _read_only_predictions(predicted: Any) -> Any:
+    """Dense predictions as a read-only copy (even a read-only array's owner may write)."""
+    if isinstance(predicted, np.ndarray):
+        predicted = np.array(predicted, copy=True)
+        predicted.flags.writeable = False
+    return predicted
+
+
+@read_only_copies
 @attrs.frozen
 class FoldResult:
     """What one fold produced: its validation and its (read-only) predictions."""
 
     validation: Validation
-    predicted: Any = attrs.field(eq=value_key)
+    predicted: Any = attrs.field(converter=_read_only_predictions, eq=value_key)
 
 
 @attrs.frozen
@@ -198,13 +208,16 @@ class _FoldJob:
 
 
 def _rows(X: Any) -> Iterator[Any]:
-    iloc = getattr(X, "iloc", None)
-    if iloc is not None:
-        return (iloc[i] for i in range(len(X)))
-    if is_sparse(X):
-        csr = X.tocsr()
-        return (csr[i] for i in range(csr.shape[0]))
-    return iter(X)
+    """The rows a per-observation ``predict`` sees, as the validations hand them over.
+
+    One rule for both (:func:`fmacro.validation._plumbing.observations_array`): pandas
+    objects become numpy (``row[j]`` is the j-th column by position), sparse matrices
+    CSR (a row is a 1-row CSR matrix), numpy arrays and sequences stay as they are.
+    """
+    obs = observations_array(X)
+    if is_sparse(obs):
+        return (obs[i] for i in range(obs.shape[0]))
+    return iter(obs)
 
 
 @attrs.frozen
@@ -222,7 +235,9 @@ def vectorized(predict_one: Callable[[Any], Any]) -> Callable[[Any], NDArray[Any
 
     The runner calls ``predict`` once per fold on all validation rows; wrap a
     model that predicts one row at a time: ``return vectorized(predict_one)``.
-    Rows are numpy rows, pandas rows (``.iloc``), sparse 1-row matrices or list items.
+    Each row is handed over as the validations' ``predict`` receives it: numpy rows (a
+    pandas DataFrame is converted with ``to_numpy()`` first, so ``row[j]`` is the j-th
+    column by position, never a column label), sparse 1-row CSR matrices, or list items.
     The returned callable is picklable when ``predict_one`` is (so it works with a
     process pool), and two of them wrapping the same ``predict_one`` compare equal.
 
@@ -282,9 +297,10 @@ def _as_folds(value: Iterable[Fold]) -> tuple[Fold, ...]:
 
 
 def _as_tuple(value: Iterable[Any]) -> tuple[Any, ...]:
-    return tuple(value)
+    return tuple(_read_only_predictions(v) for v in value)
 
 
+@read_only_copies
 @attrs.frozen
 class CrossValidation(Generic[V]):
     """Per-fold validations of a cross-validation run and their summaries.

@@ -38,7 +38,7 @@ from fmacro.crossval._kernels import (
     stratified_folds,
 )
 from fmacro.crossval._params import check_count, n_samples_of, resolve_seed
-from fmacro.crossval.fold import Fold, fold_of_private_arrays
+from fmacro.crossval.fold import Fold, owned_fold
 from fmacro.validation.checks import check_fraction, check_same_length, is_sparse
 
 __all__ = [
@@ -132,7 +132,7 @@ def _folds_from_assignment(
     """Turn a fold number per sample into ``Fold`` values, one pass per fold."""
     for f in range(sizes.shape[0]):
         train, validation = split_by_fold(fold_of, f, int(sizes[f]))
-        yield fold_of_private_arrays(train, validation, f, repeat)
+        yield owned_fold(train, validation, index=f, repeat=repeat)
 
 
 def _shuffle_keys(seed: int, count: int) -> list[np.uint64]:
@@ -190,7 +190,7 @@ class OneFold(_Splitter):
             raise ValueError(f"OneFold needs at least 2 samples in X, got {n}")
         n_train = min(max(math.floor(self.ratio * n + 0.5), 1), n - 1)
         perm = _shuffled(np.arange(n, dtype=np.intp), _shuffle_keys(self.seed, 1)[0])
-        yield Fold(train=np.sort(perm[:n_train]), validation=np.sort(perm[n_train:]))
+        yield owned_fold(np.sort(perm[:n_train]), np.sort(perm[n_train:]))
 
 
 @attrs.frozen
@@ -281,9 +281,7 @@ class LeaveOneOut(_Splitter):
         for i in range(n):
             train = np.concatenate((every[:i], every[i + 1 :]))
             validation = np.array([i], dtype=np.intp)
-            train.flags.writeable = False
-            validation.flags.writeable = False
-            yield Fold(train=train, validation=validation, index=i)
+            yield owned_fold(train, validation, index=i)
 
 
 def _class_codes(y: Any) -> tuple[NDArray[np.int64], NDArray[Any], NDArray[np.int64]]:

@@ -13,7 +13,7 @@ from typing import Any, NamedTuple
 import numpy as np
 from numpy.typing import NDArray
 
-from fmacro.validation.checks import as_float_array, is_sparse
+from fmacro.validation.checks import as_float_array, check_exact_in_float64, is_sparse
 
 __all__ = [
     "EMPTY_CLASS_CHOICES",
@@ -139,6 +139,7 @@ def scores_checked(scores: Any) -> Any:
         csr = scores.tocsr(copy=True)
         csr.sum_duplicates()
         csr.sort_indices()
+        check_exact_in_float64(csr.data, "scores")
         data = np.asarray(csr.data, dtype=np.float64)
         if not np.isfinite(data).all():
             bad = int(data.size - np.count_nonzero(np.isfinite(data)))

@@ -27,6 +27,7 @@ from fmacro.optimize._inputs import (
 )
 from fmacro.optimize.rules import TopK
 from fmacro.optimize.search.result import ThresholdResult
+from fmacro.validation._values import read_only_copies
 from fmacro.validation.checks import check_beta, check_zero_division, is_sparse
 from fmacro.validation.counts import frozen_array
 from fmacro.validation.measures import (
@@ -50,6 +51,7 @@ def macro_from_counts(
     return p, r, float(f_beta_from_pr(p, r, beta))
 
 
+@read_only_copies
 @attrs.frozen(eq=False)
 class MacroEvaluation:
     """F-macro of given thresholds on some data, with the per-class details.
@@ -71,13 +73,13 @@ class MacroEvaluation:
     f: float
     precision: float
     recall: float
-    class_index: NDArray[np.int64] = attrs.field(repr=False)
-    tp: NDArray[np.int64] = attrs.field(repr=False)
-    fp: NDArray[np.int64] = attrs.field(repr=False)
-    support: NDArray[np.int64] = attrs.field(repr=False)
-    class_precision: NDArray[np.float64] = attrs.field(repr=False)
-    class_recall: NDArray[np.float64] = attrs.field(repr=False)
-    class_f: NDArray[np.float64] = attrs.field(repr=False)
+    class_index: NDArray[np.int64] = attrs.field(repr=False, converter=frozen_array)
+    tp: NDArray[np.int64] = attrs.field(repr=False, converter=frozen_array)
+    fp: NDArray[np.int64] = attrs.field(repr=False, converter=frozen_array)
+    support: NDArray[np.int64] = attrs.field(repr=False, converter=frozen_array)
+    class_precision: NDArray[np.float64] = attrs.field(repr=False, converter=frozen_array)
+    class_recall: NDArray[np.float64] = attrs.field(repr=False, converter=frozen_array)
+    class_f: NDArray[np.float64] = attrs.field(repr=False, converter=frozen_array)
     beta: float
     zero_division: float
 

@@ -14,6 +14,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from fmacro.optimize._inputs import matrix_shape, scores_checked
+from fmacro.validation._values import read_only_copies
 from fmacro.validation.checks import is_sparse
 from fmacro.validation.counts import frozen_array
 
@@ -28,6 +29,7 @@ def _checked_k(k: object) -> int:
     return check_k(k, "k")
 
 
+@read_only_copies
 @attrs.frozen(eq=False)
 class PerClassThresholds:
     """Predict column ``j`` positive iff ``score >= thresholds[j]``.

@@ -400,7 +400,7 @@ def test_shuffle_kernel_draws_every_order_equally_often() -> None:
     counts: dict[tuple[int, ...], int] = {}
     for key in range(24_000):
         order = np.arange(4, dtype=np.int16)
-        shuffle_in_place(order, np.uint64(key) * np.uint64(0x9E3779B97F4A7C15))
+        shuffle_in_place(order, np.uint64(key * 0x9E3779B97F4A7C15 % 2**64))
         counts[tuple(order.tolist())] = counts.get(tuple(order.tolist()), 0) + 1
     assert len(counts) == 24
     observed = np.array(list(counts.values()), dtype=float)

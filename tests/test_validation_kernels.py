@@ -497,12 +497,14 @@ def test_csr_bad_values_name_the_argument_and_leave_the_caller_alone() -> None:
         MultiLabelFValidation.from_predictions(two, good)
     with pytest.raises(ValueError, match=r"^predicted must hold only 0 and 1; 1 stored .*\[2\]"):
         MultiLabelFValidation.from_predictions(good, two)
-    # Two stored ones at one position add up to 2.
+    # Two stored ones at one position add up to 2: the message says so (issue 10, item 20).
     dup = sp.csr_matrix(
         (np.ones(4, dtype=np.uint8), np.array([0, 0, 1, 2]), np.array([0, 2, 3, 4])), shape=(3, 3)
     )
     snap = snapshot(dup)
-    with pytest.raises(ValueError, match=r"^predicted must hold only 0 and 1.*\[2\]"):
+    with pytest.raises(
+        ValueError, match=r"^predicted stores 1 position\(s\) more than once.*\[2\]"
+    ):
         MultiLabelFValidation.from_predictions(good, dup)
     assert_unchanged(dup, snap)
 

@@ -8,9 +8,17 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from fmacro.validation.checks import as_label_vector, check_same_length, is_sparse
+from fmacro.validation.checks import (
+    as_label_vector,
+    check_bool_bytes,
+    check_fits_int64,
+    check_same_length,
+    is_sparse,
+)
 
 __all__ = [
+    "check_jitted_label_type",
+    "check_jitted_positive",
     "collect_predictions",
     "fast_labels",
     "is_numba_function",
@@ -37,6 +45,12 @@ def fast_labels(x: Any, name: str, *, n_classes: int | None = None) -> NDArray[A
         and x.size > 0
         and (np.issubdtype(x.dtype, np.integer) or x.dtype == np.bool_)
     ):
+        # The kernels compare labels as int64: a uint64 above 2**63 - 1 would wrap
+        # (2**64 - 1 would equal -1) and a bool's raw byte other than 0/1 would count.
+        if x.dtype == np.bool_:
+            check_bool_bytes(x, name)
+        else:
+            check_fits_int64(x, name)
         return np.ascontiguousarray(x)
     return as_label_vector(x, name, n_classes=n_classes)
 
@@ -49,6 +63,33 @@ def jitted_inputs(
     e = fast_labels(expected, "expected", n_classes=n_classes)
     check_same_length(expected=e, observations=obs)
     return e, obs
+
+
+def check_jitted_label_type(predict: Callable[..., Any], observations: NDArray[Any]) -> None:
+    """Refuse a jitted ``predict`` that returns something other than an integer label.
+
+    Inside the compiled loop a float (a probability) would be truncated to an integer
+    (0.7 -> 0) without a word; a jitted function returns one type for one input type, so
+    calling it once on the first observation tells the type of every result.
+    """
+    if observations.shape[0] == 0:
+        return
+    value = predict(observations[0])
+    if not isinstance(value, (int, np.integer, bool, np.bool_)):
+        raise TypeError(
+            "predict must return an integer label for each observation; "
+            f"observation 0 gave {value!r} of type {type(value).__name__}"
+        )
+
+
+def check_jitted_positive(positive: Any) -> int:
+    """The positive label as an int for the compiled loop; other types are refused."""
+    if not isinstance(positive, (int, np.integer, bool, np.bool_)):
+        raise TypeError(
+            "a numba-jitted predict compares integer labels, so positive must be an integer, "
+            f"got {positive!r} of type {type(positive).__name__}"
+        )
+    return int(positive)
 
 
 def jitted_observations(observations: Any) -> NDArray[Any]:

@@ -10,13 +10,15 @@ such field is declared ``attrs.field(eq=value_key)``: attrs then compares and ha
 from __future__ import annotations
 
 import math
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, TypeVar, cast
 
+import attrs
 import numpy as np
 
 from fmacro.validation.checks import is_sparse
 
-__all__ = ["value_key"]
+__all__ = ["freeze_arrays", "read_only_copies", "value_key"]
 
 
 class _NaN:
@@ -63,3 +65,66 @@ def value_key(value: Any) -> Any:
     if isinstance(value, (tuple, list)):
         return (type(value).__name__, tuple(value_key(v) for v in value))
     return value
+
+
+# -- read-only after pickle and copy ------------------------------------------------
+#
+# numpy drops the read-only flag when an array is pickled or deep-copied, so a frozen
+# value would come back from ``pickle``, ``copy.deepcopy`` or a process pool with
+# writeable arrays (and lazily cached measures computed from them).  Every value class
+# holding arrays is decorated with :func:`read_only_copies`: its copies are rebuilt from
+# the attrs fields alone (caches are dropped and recomputed) and every array they hold
+# is made read-only again.
+
+_T = TypeVar("_T")
+
+
+def freeze_arrays(value: Any) -> Any:
+    """Make every numpy array in ``value`` read-only, in place, and return ``value``.
+
+    Looks inside tuples, lists and mappings (their values); other objects (nested value
+    classes rebuild themselves) are left as they are.
+    """
+    if isinstance(value, np.ndarray):
+        value.flags.writeable = False
+        if value.dtype == object:
+            for item in value.ravel().tolist():
+                freeze_arrays(item)
+    elif isinstance(value, (tuple, list)):
+        for item in value:
+            freeze_arrays(item)
+    elif isinstance(value, Mapping):
+        for item in value.values():
+            freeze_arrays(item)
+    return value
+
+
+def _rebuild_value(cls: type[_T], values: tuple[Any, ...]) -> _T:
+    """A value of ``cls`` holding ``values`` (one per attrs field), arrays read-only."""
+    obj = cls.__new__(cls)
+    for field, value in zip(attrs.fields(cast(Any, cls)), values, strict=True):
+        object.__setattr__(obj, field.name, freeze_arrays(value))
+    return obj
+
+
+def _reduce_value(self: Any) -> tuple[Any, ...]:
+    cls = type(self)
+    return (_rebuild_value, (cls, tuple(getattr(self, f.name) for f in attrs.fields(cls))))
+
+
+def _copy_value(self: _T) -> _T:
+    # A frozen value is its own shallow copy (as a tuple is).
+    return self
+
+
+def read_only_copies(cls: type[_T]) -> type[_T]:
+    """Class decorator (outside ``@attrs.frozen``): pickle/deepcopy keep arrays read-only.
+
+    ``pickle`` and ``copy.deepcopy`` rebuild the value from its fields with every array
+    read-only; ``copy.copy`` returns the value itself. Subclasses inherit the behaviour.
+    """
+    if not attrs.has(cast(type, cls)):
+        raise TypeError(f"read_only_copies decorates attrs classes, got {cls.__name__}")
+    setattr(cls, "__reduce__", _reduce_value)  # noqa: B010 - mypy forbids method assignment
+    setattr(cls, "__copy__", _copy_value)  # noqa: B010
+    return cls

@@ -13,13 +13,15 @@ import toolz
 from fmacro.validation import _kernels, measures
 from fmacro.validation._pandas import categorical_classes
 from fmacro.validation._plumbing import (
+    check_jitted_label_type,
+    check_jitted_positive,
     collect_predictions,
     fast_labels,
     is_numba_function,
     jitted_inputs,
     observations_array,
 )
-from fmacro.validation._values import value_key
+from fmacro.validation._values import read_only_copies, value_key
 from fmacro.validation.checks import check_beta, check_same_length, check_zero_division
 from fmacro.validation.counts import Counts, sum_start
 from fmacro.validation.report import format_table, same_settings
@@ -95,6 +97,7 @@ def _binary_counts(
     return Counts(*(int(v) for v in raw))
 
 
+@read_only_copies
 @attrs.frozen(init=False)
 class BinFValidation:
     """F-validation of a binary classifier: counts TP/FP/FN/TN once, derives the rest lazily.
@@ -104,7 +107,11 @@ class BinFValidation:
     expected
         Expected labels, one per observation: two distinct values, one of them ``positive``.
     observations
-        The observations ``predict`` is applied to (array, list, pandas object).
+        The observations ``predict`` is applied to (array, list, pandas object, sparse
+        matrix). ``predict`` receives row ``i`` by position: a numpy row (a pandas
+        DataFrame is converted with ``to_numpy()``, so ``row[j]`` is the j-th column, not
+        a column label), a 1-row CSR matrix for sparse input, or a list item;
+        ``crossval.vectorized`` hands over the same rows.
     predict
         ``observation -> label`` (as in Patrick R. Nicolas, *Scala for Machine Learning*,
         Packt, 2015), or with
@@ -349,8 +356,10 @@ class BinFValidation:
 def _count_with_jitted(
     predict: Callable[..., Any], expected: Any, observations: Any, positive: Any
 ) -> Counts:
+    positive_code = check_jitted_positive(positive)
     e, obs = jitted_inputs(expected, observations)
-    raw, n_invalid = _kernels.binary_counts_predict(predict, obs, e, int(positive))
+    check_jitted_label_type(predict, obs)
+    raw, n_invalid = _kernels.binary_counts_predict(predict, obs, e, positive_code)
     if n_invalid:
         raise ValueError(
             "a binary validation needs labels with two values; expected or predict's "

@@ -19,6 +19,9 @@ __all__ = [
     "as_float_array",
     "as_label_vector",
     "check_beta",
+    "check_bool_bytes",
+    "check_exact_in_float64",
+    "check_fits_int64",
     "check_fraction",
     "check_same_length",
     "check_zero_division",
@@ -66,6 +69,36 @@ def check_zero_division(zero_division: object, name: str = "zero_division") -> f
     raise ValueError(f"{name} must be {ZERO_DIVISION_CHOICES}, got {zero_division!r}")
 
 
+def check_bool_bytes(arr: NDArray[Any], name: str) -> None:
+    """Refuse a bool array whose raw bytes are not 0/1 (built by ``view`` or ``frombuffer``).
+
+    numpy prints such an entry as True but compiled code and ``==`` may read the raw
+    byte, so counts would depend on the layout; the caller should pass ``arr != 0``.
+    """
+    if arr.size == 0:
+        return
+    raw = arr.view(np.uint8) if arr.flags.c_contiguous or arr.flags.f_contiguous else None
+    if raw is None:
+        raw = np.ascontiguousarray(arr).view(np.uint8)
+    if raw.max() > 1:  # one pass, no temporary mask unless there is something to report
+        bad = raw > 1
+        raise ValueError(
+            f"{name} is a bool array holding raw byte values other than 0 and 1 "
+            f"(such as {np.unique(raw[bad])[:5].tolist()}); pass (x != 0) instead"
+        )
+
+
+def check_fits_int64(arr: NDArray[Any], name: str) -> None:
+    """Refuse unsigned integer labels above 2**63 - 1, which int64 would wrap to negatives."""
+    if arr.dtype.kind == "u" and arr.dtype.itemsize == 8 and arr.size:
+        top = arr.max()
+        if top > np.iinfo(np.int64).max:
+            raise ValueError(
+                f"{name} holds the integer label {top}, above 2**63 - 1 (the largest int64); "
+                "integer labels must fit in int64 (map larger IDs with classes=[...])"
+            )
+
+
 def check_fraction(value: object, name: str) -> float:
     """Return ``value`` as a float strictly inside (0, 1)."""
     if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
@@ -78,7 +111,7 @@ def check_fraction(value: object, name: str) -> float:
 
 def check_same_length(**arrays: Any) -> int:
     """Check that every keyword argument has the same first dimension; return it."""
-    lengths = {name: _length(a) for name, a in arrays.items()}
+    lengths = {name: _length(a, name) for name, a in arrays.items()}
     distinct = set(lengths.values())
     if len(distinct) > 1:
         found = ", ".join(f"{name} has {n}" for name, n in lengths.items())
@@ -86,11 +119,45 @@ def check_same_length(**arrays: Any) -> int:
     return distinct.pop() if distinct else 0
 
 
-def _length(a: Any) -> int:
+def _length(a: Any, name: str) -> int:
     shape = getattr(a, "shape", None)
     if shape is not None and len(shape) > 0:
         return int(shape[0])
-    return len(a)
+    try:
+        return len(a)
+    except TypeError:
+        raise TypeError(
+            f"{name} must be a sequence with one entry per sample, got a single "
+            f"{type(a).__name__} ({a!r:.40})"
+        ) from None
+
+
+#: Integers of magnitude up to 2**53 are exactly representable as float64.
+FLOAT64_EXACT_INT = 2**53
+
+
+def check_exact_in_float64(values: Any, name: str) -> None:
+    """Refuse integer values that float64 would round (and so could tie or reorder).
+
+    Integers of magnitude above 2**53 are refused unless each one converts exactly (a
+    multiple of a large power of two); a silent rounding would merge distinct scores.
+    Non-integer dtypes pass unchecked.
+    """
+    arr = values if isinstance(values, np.ndarray) else np.asarray(values)
+    if arr.size == 0 or not np.issubdtype(arr.dtype, np.integer):
+        return
+    big = arr[(arr > FLOAT64_EXACT_INT) | (arr < -FLOAT64_EXACT_INT)]
+    if big.size == 0:
+        return
+    as_float = big.astype(np.float64)
+    # Compare in Python integers: exact, and free of the int64 overflow at 2**63.
+    inexact = [int(v) for v, f in zip(big.tolist(), as_float.tolist(), strict=True) if int(f) != v]
+    if inexact:
+        raise ValueError(
+            f"{name} holds {len(inexact)} integer(s) such as {inexact[0]} that float64 cannot "
+            f"represent exactly (magnitude above 2**53), so distinct values would tie; "
+            "rescale them or pass their ranks"
+        )
 
 
 def as_float_array(
@@ -99,6 +166,7 @@ def as_float_array(
     """Return ``x`` as a finite float64 array, refusing NaN/inf and bad shapes."""
     if is_sparse(x):
         raise TypeError(f"{name} must be a dense array here, got a sparse matrix")
+    check_exact_in_float64(x if isinstance(x, np.ndarray) else _as_array_or_none(x), name)
     try:
         arr = np.asarray(x, dtype=np.float64)
     except (TypeError, ValueError) as exc:
@@ -111,6 +179,14 @@ def as_float_array(
         bad = int(np.size(arr) - np.count_nonzero(np.isfinite(arr)))
         raise ValueError(f"{name} contains {bad} NaN or infinite value(s)")
     return arr
+
+
+def _as_array_or_none(x: Any) -> Any:
+    """``x`` as a numpy array when numpy can read it, else an empty array (checked later)."""
+    try:
+        return np.asarray(x)
+    except (TypeError, ValueError):
+        return np.empty(0)
 
 
 def as_label_vector(
@@ -146,8 +222,10 @@ def as_label_vector(
     if classes is not None:
         return _map_labels(arr, name, classes)
     if arr.dtype == np.bool_:
+        check_bool_bytes(arr, name)
         codes = arr.astype(np.int64)
     elif np.issubdtype(arr.dtype, np.integer):
+        check_fits_int64(arr, name)
         codes = arr.astype(np.int64, copy=True)
     elif np.issubdtype(arr.dtype, np.floating):
         if not np.isfinite(arr).all():

@@ -18,7 +18,7 @@ import attrs
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from fmacro.validation._values import value_key
+from fmacro.validation._values import read_only_copies, value_key
 
 _Summable = TypeVar("_Summable")
 
@@ -38,7 +38,15 @@ def sum_start(other: object, value: _Summable) -> _Summable:
     )
 
 
-__all__ = ["ClassCounts", "ConfusionMatrix", "Count", "Counts", "frozen_array", "sum_start"]
+__all__ = [
+    "ClassCounts",
+    "ConfusionMatrix",
+    "Count",
+    "Counts",
+    "frozen_array",
+    "frozen_counts",
+    "sum_start",
+]
 
 
 def frozen_array(values: ArrayLike, dtype: Any = None) -> NDArray[Any]:
@@ -137,6 +145,30 @@ def _count_array(value: ArrayLike, what: str) -> NDArray[Any]:
     return frozen_array(arr, dtype)
 
 
+def _as_count_scalar(value: Any) -> Count:
+    return float(value) if isinstance(value, (float, np.floating)) else int(value)
+
+
+def frozen_counts(value: ArrayLike, what: str, *, ndim: int | None = None) -> NDArray[np.int64]:
+    """A read-only int64 copy of integer counts, refusing negatives and overflow.
+
+    The checks run on the values as given, before the cast: an unsigned count above
+    2**63 - 1 (which int64 would wrap to a negative number) is refused, as are negative
+    counts, non-integer dtypes and other shapes than ``ndim`` dimensions.
+    """
+    arr = np.asarray(value)
+    if ndim is not None and arr.ndim != ndim:
+        raise ValueError(f"{what} must be {ndim}-D, got shape {arr.shape}")
+    if arr.size and not np.issubdtype(arr.dtype, np.integer):
+        raise TypeError(f"{what} must be integers, got dtype {arr.dtype}")
+    if arr.size:
+        if arr.min() < 0:
+            raise ValueError(f"{what} must be non-negative, found {arr.min()}")
+        if arr.max() > np.iinfo(np.int64).max:
+            raise ValueError(f"{what} must fit in int64 (at most 2**63 - 1), found {arr.max()}")
+    return frozen_array(arr, np.int64)
+
+
 def _frozen_int_vector(value: ArrayLike) -> NDArray[Any]:
     arr = np.asarray(value)
     if arr.ndim != 1:
@@ -144,10 +176,7 @@ def _frozen_int_vector(value: ArrayLike) -> NDArray[Any]:
     return _count_array(arr, "per-class counts")
 
 
-def _as_count_scalar(value: Any) -> Count:
-    return float(value) if isinstance(value, (float, np.floating)) else int(value)
-
-
+@read_only_copies
 @attrs.frozen
 class ClassCounts:
     """One-vs-rest counts per class (multiclass) or per label (multi-label).
@@ -222,6 +251,7 @@ def _frozen_square(value: ArrayLike) -> NDArray[Any]:
     return _count_array(arr, "confusion matrix counts")
 
 
+@read_only_copies
 @attrs.frozen
 class ConfusionMatrix:
     """Square count matrix: **rows = expected class, columns = predicted class**.

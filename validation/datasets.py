@@ -36,7 +36,8 @@ import attrs
 import numpy as np
 from numpy.typing import NDArray
 
-from fmacro.validation._values import value_key
+from fmacro.validation._values import read_only_copies, value_key
+from fmacro.validation.counts import frozen_array
 
 __all__ = [
     "DATASETS",
@@ -124,6 +125,17 @@ DATASETS: dict[str, tuple[str, dict[str, str], str]] = {
 DATA_ENV = "FMACRO_DATA"
 
 
+def _read_only_data(value: Any) -> Any:
+    """A dense array as a read-only copy (a value never aliases a caller's array).
+
+    scipy sparse matrices are kept as they are: they cannot be made read-only.
+    """
+    if isinstance(value, np.ndarray):
+        return frozen_array(value)
+    return value
+
+
+@read_only_copies
 @attrs.frozen
 class ArffData:
     """Features and label indicators read from one ARFF file.
@@ -137,8 +149,8 @@ class ArffData:
         The ARFF ``@relation`` name.
     """
 
-    X: Any = attrs.field(eq=value_key)
-    Y: Any = attrs.field(eq=value_key)
+    X: Any = attrs.field(converter=_read_only_data, eq=value_key)
+    Y: Any = attrs.field(converter=_read_only_data, eq=value_key)
     feature_names: tuple[str, ...]
     label_names: tuple[str, ...]
     relation: str

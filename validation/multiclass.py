@@ -14,13 +14,14 @@ from numpy.typing import NDArray
 from fmacro.validation import _kernels, measures
 from fmacro.validation._pandas import categorical_classes
 from fmacro.validation._plumbing import (
+    check_jitted_label_type,
     collect_predictions,
     fast_labels,
     is_numba_function,
     jitted_inputs,
     observations_array,
 )
-from fmacro.validation._values import value_key
+from fmacro.validation._values import read_only_copies, value_key
 from fmacro.validation.averages import ClassAverages
 from fmacro.validation.checks import (
     as_label_vector,
@@ -89,9 +90,7 @@ def _count(
     dense k x k table would be large and mostly empty, only the occurring cells are
     counted (:class:`SparseConfusionMatrix`, memory O(n + k)).
     """
-    for name, x in (("expected", expected), ("predicted", predicted)):
-        if is_sparse(x):
-            raise TypeError(f"{name} must be a 1-D sequence of labels, got a sparse matrix")
+    _refuse_sparse(expected, predicted)
     if n is None:
         n = check_same_length(expected=expected, predicted=predicted)
     weights = check_sample_weight(sample_weight, n)
@@ -123,9 +122,24 @@ def _refuse_outside(e: NDArray[Any], p: NDArray[Any], k: int) -> None:
             )
 
 
+def _refuse_sparse(expected: Any, predicted: Any) -> None:
+    for name, x in (("expected", expected), ("predicted", predicted)):
+        if is_sparse(x):
+            raise TypeError(
+                f"{name} must be a 1-D sequence of labels, got a scipy sparse matrix; "
+                "for (samples, labels) indicator matrices use MultiLabelFValidation"
+            )
+
+
+def _column_as_vector(arr: np.ndarray) -> np.ndarray:
+    """An (n, 1) column as the n labels it holds (as with ``classes=k``)."""
+    return arr.reshape(-1) if arr.ndim == 2 and arr.shape[1] == 1 else arr
+
+
 def _infer_classes(expected: Any, predicted: Any) -> tuple[Hashable, ...]:
     """Sorted distinct labels of two label vectors whose lengths the caller checked."""
-    e, p = np.asarray(expected), np.asarray(predicted)
+    _refuse_sparse(expected, predicted)
+    e, p = _column_as_vector(np.asarray(expected)), _column_as_vector(np.asarray(predicted))
     if e.size == 0:
         raise ValueError("expected is empty; at least one label is needed")
     if e.ndim != 1 or p.ndim != 1:
@@ -138,6 +152,7 @@ def _infer_classes(expected: Any, predicted: Any) -> tuple[Hashable, ...]:
         return tuple(dict.fromkeys([*e.tolist(), *p.tolist()]))
 
 
+@read_only_copies
 @attrs.frozen(init=False)
 class MultiFValidation(ClassAverages):
     """F-validation of a single-label multiclass classifier.
@@ -151,7 +166,11 @@ class MultiFValidation(ClassAverages):
     expected
         Expected labels, one per observation.
     observations
-        What ``predict`` is applied to.
+        The observations ``predict`` is applied to (array, list, pandas object, sparse
+        matrix). ``predict`` receives row ``i`` by position: a numpy row (a pandas
+        DataFrame is converted with ``to_numpy()``, so ``row[j]`` is the j-th column, not
+        a column label), a 1-row CSR matrix for sparse input, or a list item;
+        ``crossval.vectorized`` hands over the same rows.
     classes
         The number of classes ``k`` (labels are the integers ``0..k-1``) or the sequence
         of class labels (any hashable values; each label's position is its class index).
@@ -180,13 +199,20 @@ class MultiFValidation(ClassAverages):
         expected: Any,
         observations: Any,
         classes: ClassesArg,
-        predict: Callable[..., Any],
+        predict: Callable[..., Any] | None = None,
         *,
         beta: float = 1.0,
         zero_division: float = 0.0,
         batched: bool = False,
         sample_weight: Any = None,
     ) -> None:
+        if predict is None:
+            raise TypeError(
+                "MultiFValidation(expected, observations, classes, predict) needs classes "
+                "before predict: the number of classes k (labels 0..k-1) or the list of "
+                "labels, e.g. MultiFValidation(y, X, 3, predict)"
+                + (" (the third argument is a function)" if callable(classes) else "")
+            )
         beta = check_beta(beta)
         zero_division = check_zero_division(zero_division)
         labels, identity = resolve_classes(classes)
@@ -387,6 +413,7 @@ def _count_with_jitted(
     predict: Callable[..., Any], expected: Any, observations: Any, k: int
 ) -> ConfusionMatrix:
     e, obs = jitted_inputs(expected, observations, n_classes=k)
+    check_jitted_label_type(predict, obs)
     matrix, n_invalid = _kernels.confusion_counts_predict(predict, obs, e, k)
     if n_invalid:
         raise ValueError(

@@ -19,10 +19,15 @@ from fmacro.validation._plumbing import (
     jitted_observations,
     observations_array,
 )
-from fmacro.validation._values import value_key
+from fmacro.validation._values import read_only_copies, value_key
 from fmacro.validation.averages import ClassAverages
-from fmacro.validation.checks import check_beta, check_same_length, check_zero_division, is_sparse
-from fmacro.validation.counts import ClassCounts, frozen_array, sum_start
+from fmacro.validation.checks import (
+    check_beta,
+    check_same_length,
+    check_zero_division,
+    is_sparse,
+)
+from fmacro.validation.counts import ClassCounts, frozen_array, frozen_counts, sum_start
 from fmacro.validation.multiclass import class_report
 from fmacro.validation.report import same_settings
 from fmacro.validation.weights import check_sample_weight, weighted_label_counts
@@ -31,13 +36,14 @@ __all__ = ["MultiLabelFValidation", "SampleCounts"]
 
 
 def _frozen_counts(values: Any) -> NDArray[np.int64]:
-    return frozen_array(values, np.int64)
+    return frozen_counts(values, "per-sample counts", ndim=1)
 
 
 def _optional_weights(values: Any) -> NDArray[np.float64] | None:
     return None if values is None else frozen_array(values, np.float64)
 
 
+@read_only_copies
 @attrs.frozen
 class SampleCounts:
     """Per-example counts: true positives, true labels and predicted labels of each row.
@@ -52,6 +58,15 @@ class SampleCounts:
     weight: NDArray[np.float64] | None = attrs.field(
         default=None, converter=_optional_weights, eq=value_key
     )
+
+    def __attrs_post_init__(self) -> None:
+        sizes = {self.tp.size, self.true.size, self.predicted.size}
+        if len(sizes) != 1:
+            raise ValueError(
+                f"tp, true and predicted must have one entry per sample, got sizes {sizes}"
+            )
+        if (self.tp > self.true).any() or (self.tp > self.predicted).any():
+            raise ValueError("tp cannot exceed the true or the predicted labels of a sample")
 
     def __add__(self, other: object) -> SampleCounts:
         if not isinstance(other, SampleCounts):
@@ -79,32 +94,56 @@ class SampleCounts:
 
 
 def _indicator_dense(y: Any, name: str) -> NDArray[Any]:
+    """A C-ordered 0/1 matrix for the kernels (they index rows, so any layout is copied)."""
     arr = np.asarray(y.to_numpy() if hasattr(y, "to_numpy") else y)
     if arr.ndim != 2:
         raise ValueError(
             f"{name} must be a 2-D (samples, labels) indicator matrix, got shape {arr.shape}"
         )
     if arr.dtype == np.bool_ or np.issubdtype(arr.dtype, np.integer):
+        # The kernels recheck any row holding a byte above 1 (a bool's raw byte too).
         return np.ascontiguousarray(arr)
     if np.issubdtype(arr.dtype, np.floating):
         if not np.isfinite(arr).all():
             raise ValueError(f"{name} contains NaN or infinite values; indicators must be 0 or 1")
         if not np.isin(arr, (0.0, 1.0)).all():
-            raise ValueError(f"{name} must hold only 0 and 1")
-        return arr.astype(np.uint8)
+            raise _bad_values(arr, name, int(np.count_nonzero((arr != 0) & (arr != 1))))
+        # Fortran-ordered input (a pandas DataFrame's to_numpy(), a transpose) becomes C.
+        return np.ascontiguousarray(arr, dtype=np.uint8)
     raise TypeError(f"{name} must hold 0/1 indicators, got dtype {arr.dtype}")
 
 
-def _indicator_csr(y: Any) -> Any:
+def _indicator_csr(y: Any, name: str) -> Any:
     """CSR without duplicate entries; the caller's matrix is never modified.
 
-    Values are checked by the counting kernel (stored zeros are skipped there).
+    Values are checked by the counting kernel (stored zeros are skipped there); a
+    position stored twice is refused when scipy's sum of the two is not 0 or 1.
     """
+    _check_sparse_2d(y, name)
     csr = y.tocsr()
     if not csr.has_canonical_format:
+        stored = csr.nnz
         csr = csr.copy()
         csr.sum_duplicates()
+        if csr.nnz < stored:
+            data = np.asarray(csr.data)
+            summed_bad = (data != 0) & (data != 1)
+            if summed_bad.any():
+                sums = np.unique(data[summed_bad])[:5].tolist()
+                raise ValueError(
+                    f"{name} stores {stored - csr.nnz} position(s) more than once; scipy adds "
+                    f"duplicates, which gives values such as {sums} here: store each "
+                    "(row, label) position once"
+                )
     return csr
+
+
+def _check_sparse_2d(y: Any, name: str) -> None:
+    if is_sparse(y) and len(y.shape) != 2:
+        raise ValueError(
+            f"{name} must be a 2-D (samples, labels) indicator matrix, got a "
+            f"{len(y.shape)}-D sparse array of shape {y.shape}"
+        )
 
 
 def _bad_values(y: Any, name: str, n_bad: int) -> ValueError:
@@ -112,6 +151,13 @@ def _bad_values(y: Any, name: str, n_bad: int) -> ValueError:
     if y is None:  # rows a jitted predict returned inside the kernel
         return ValueError(f"predict returned {n_bad} entries other than 0 and 1")
     values = np.asarray(y.data if is_sparse(y) else y)
+    if values.dtype == np.bool_:  # a bool array built from raw bytes: show the bytes
+        raw = np.ascontiguousarray(values).view(np.uint8)
+        found = np.unique(raw[raw > 1])[:5].tolist()
+        return ValueError(
+            f"{name} is a bool array holding raw byte values other than 0 and 1 (such as "
+            f"{found}) in {n_bad} entries; pass (x != 0) instead"
+        )
     found = np.unique(values[(values != 0) & (values != 1)])[:5].tolist()
     where = "stored entries" if is_sparse(y) else "entries"
     return ValueError(
@@ -123,6 +169,7 @@ def _count_with_jitted(
     predict: Callable[..., Any], expected: Any, observations: Any
 ) -> tuple[ClassCounts, SampleCounts]:
     obs = jitted_observations(observations)
+    _check_sparse_2d(expected, "expected")
     t = _indicator_dense(expected.toarray() if is_sparse(expected) else expected, "expected")
     check_same_length(expected=t, observations=obs)
     if t.shape[0] == 0 or t.shape[1] == 0:
@@ -144,12 +191,14 @@ def _count(
     With ``sample_weight`` the per-label counts are sums of row weights (floats) and the
     per-row counts carry the weights.
     """
+    _check_sparse_2d(expected, "expected")
+    _check_sparse_2d(predicted, "predicted")
     if n is None:
         n = check_same_length(expected=expected, predicted=predicted)
     weights = check_sample_weight(sample_weight, n)
     if is_sparse(expected) and is_sparse(predicted):
-        t = _indicator_csr(expected)
-        p = _indicator_csr(predicted)
+        t = _indicator_csr(expected, "expected")
+        p = _indicator_csr(predicted, "predicted")
         kernel = _kernels.multilabel_counts_csr
     else:
         t = _indicator_dense(expected.toarray() if is_sparse(expected) else expected, "expected")
@@ -196,6 +245,7 @@ def _counts_from_kernel(
     )
 
 
+@read_only_copies
 @attrs.frozen(init=False)
 class MultiLabelFValidation(ClassAverages):
     """F-validation of a multi-label classifier over (N, L) indicator matrices.
@@ -208,7 +258,11 @@ class MultiLabelFValidation(ClassAverages):
     expected
         (N, L) 0/1 indicator matrix (numpy, pandas or scipy.sparse).
     observations
-        What ``predict`` is applied to.
+        The observations ``predict`` is applied to (array, list, pandas object, sparse
+        matrix). ``predict`` receives row ``i`` by position: a numpy row (a pandas
+        DataFrame is converted with ``to_numpy()``, so ``row[j]`` is the j-th column, not
+        a column label), a 1-row CSR matrix for sparse input, or a list item;
+        ``crossval.vectorized`` hands over the same rows.
     predict
         ``observation -> indicator row of length L``; with ``batched=True``
         ``observations -> (N, L) indicator matrix`` (dense or CSR). A numba ``@njit``

@@ -19,7 +19,7 @@ import attrs
 import numpy as np
 from numpy.typing import NDArray
 
-from fmacro.validation._values import value_key
+from fmacro.validation._values import read_only_copies, value_key
 from fmacro.validation.counts import ClassCounts, ConfusionMatrix, frozen_array, sum_start
 
 __all__ = ["SparseConfusionMatrix", "count_pairs", "prefer_sparse"]
@@ -80,6 +80,7 @@ def _count_vector(values: Any) -> NDArray[Any]:
     return frozen_array(arr, np.int64)
 
 
+@read_only_copies
 @attrs.frozen
 class SparseConfusionMatrix:
     """Confusion counts of the cells that occur: ``counts[i]`` at ``(expected[i], predicted[i])``.

@@ -30,12 +30,14 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from fmacro.optimize._inputs import as_binary_labels
+from fmacro.validation._values import read_only_copies
 from fmacro.validation.checks import (
     as_float_array,
     check_beta,
     check_same_length,
     check_zero_division,
 )
+from fmacro.validation.counts import frozen_array
 from fmacro.validation.measures import f_beta_from_counts, safe_divide
 from fmacro.validation.weights import check_sample_weight
 
@@ -47,6 +49,7 @@ def _readonly(arr: NDArray[Any]) -> NDArray[Any]:
     return arr
 
 
+@read_only_copies
 @attrs.frozen
 class BinaryThreshold:
     """The F_beta-optimal cut of one ranking, with the whole curve.
@@ -81,12 +84,12 @@ class BinaryThreshold:
     support: int | float
     beta: float
     zero_division: float
-    thresholds: NDArray[np.float64] = attrs.field(repr=False)
-    tp: NDArray[np.int64] = attrs.field(repr=False)
-    fp: NDArray[np.int64] = attrs.field(repr=False)
-    precisions: NDArray[np.float64] = attrs.field(repr=False)
-    recalls: NDArray[np.float64] = attrs.field(repr=False)
-    fs: NDArray[np.float64] = attrs.field(repr=False)
+    thresholds: NDArray[np.float64] = attrs.field(repr=False, converter=frozen_array)
+    tp: NDArray[np.int64] = attrs.field(repr=False, converter=frozen_array)
+    fp: NDArray[np.int64] = attrs.field(repr=False, converter=frozen_array)
+    precisions: NDArray[np.float64] = attrs.field(repr=False, converter=frozen_array)
+    recalls: NDArray[np.float64] = attrs.field(repr=False, converter=frozen_array)
+    fs: NDArray[np.float64] = attrs.field(repr=False, converter=frozen_array)
 
     def apply(self, scores: ArrayLike) -> NDArray[np.bool_]:
         """Predictions ``scores >= threshold`` for new scores (a new boolean array)."""

@@ -35,6 +35,7 @@ from fmacro.optimize.fdelta._inputs import check_positive_int
 from fmacro.optimize.fdelta.generators import KINDS, PAPER_RATIOS, class_sizes, generate
 from fmacro.optimize.fdelta.model import Perceptron
 from fmacro.optimize.fdelta.training import train
+from fmacro.validation._values import read_only_copies
 from fmacro.validation.measures import f_beta_from_counts
 from fmacro.validation.progress import Progress
 
@@ -100,6 +101,7 @@ def _readonly(values: Any) -> NDArray[np.float64]:
     return arr
 
 
+@read_only_copies
 @attrs.frozen(eq=False)
 class CellResult:
     """Results for one (data type, ratio) cell: one entry per (data set, repetition).
@@ -181,6 +183,7 @@ class CellResult:
         return out
 
 
+@read_only_copies
 @attrs.frozen(eq=False)
 class ExperimentResult:
     """All cells of one experiment run and the configuration that produced them."""

@@ -23,6 +23,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from fmacro.optimize.fdelta._inputs import check_positive_int
+from fmacro.validation._values import read_only_copies
+from fmacro.validation.counts import frozen_array
 
 __all__ = ["KINDS", "PAPER_RATIOS", "Dataset", "class_sizes", "generate"]
 
@@ -35,6 +37,11 @@ def _readonly(arr: NDArray[Any]) -> NDArray[Any]:
     return arr
 
 
+def _frozen_components(components: Any) -> dict[str, NDArray[np.float64]]:
+    return {str(k): frozen_array(v) for k, v in dict(components).items()}
+
+
+@read_only_copies
 @attrs.frozen(eq=False)
 class Dataset:
     """A generated data set; unpacks as ``X, y = dataset``.
@@ -50,11 +57,13 @@ class Dataset:
         ``"means_b"``, ``"variances_b"`` of shape (k, d) (k = 1 for LS); empty for RND.
     """
 
-    X: NDArray[np.float64]
-    y: NDArray[np.int64]
+    X: NDArray[np.float64] = attrs.field(converter=frozen_array)
+    y: NDArray[np.int64] = attrs.field(converter=frozen_array)
     kind: str
     ratio: float
-    components: dict[str, NDArray[np.float64]] = attrs.field(factory=dict)
+    components: dict[str, NDArray[np.float64]] = attrs.field(
+        factory=dict, converter=_frozen_components
+    )
 
     def __iter__(self) -> Iterator[NDArray[Any]]:
         yield self.X

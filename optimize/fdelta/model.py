@@ -11,6 +11,7 @@ import attrs
 import numpy as np
 from numpy.typing import NDArray
 
+from fmacro.validation._values import read_only_copies
 from fmacro.validation.checks import as_float_array, is_sparse
 
 __all__ = ["Perceptron"]
@@ -22,6 +23,7 @@ def _readonly_float_vector(value: Any) -> NDArray[np.float64]:
     return arr
 
 
+@read_only_copies
 @attrs.frozen(eq=False)
 class Perceptron:
     """A trained linear model with tanh activation (eqs. 1-6 of Paradowski et al. (2019)).

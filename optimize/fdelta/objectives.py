@@ -50,7 +50,9 @@ from fmacro.optimize.fdelta._inputs import (
     check_gamma,
     encode_labels,
 )
+from fmacro.validation._values import read_only_copies
 from fmacro.validation.checks import check_same_length
+from fmacro.validation.counts import frozen_array
 
 __all__ = [
     "OBJECTIVES",
@@ -146,6 +148,7 @@ def is_maximized(objective: str) -> bool:
     return _SPECS[check_objective(objective)].maximize
 
 
+@read_only_copies
 @attrs.frozen(eq=False)
 class Problem:
     """A checked training set with a criterion, ready for repeated evaluation.
@@ -164,9 +167,9 @@ class Problem:
     encoding : tuple -- (label of class a, label of class b) as found in ``y``
     """
 
-    X: NDArray[np.float64]
-    is_a: NDArray[np.bool_]
-    sample_weight: NDArray[np.float64]
+    X: NDArray[np.float64] = attrs.field(converter=frozen_array)
+    is_a: NDArray[np.bool_] = attrs.field(converter=frozen_array)
+    sample_weight: NDArray[np.float64] = attrs.field(converter=frozen_array)
     e_a: float
     e_b: float
     gamma: float

@@ -40,7 +40,9 @@ from numpy.typing import NDArray
 from fmacro.optimize.fdelta._inputs import check_positive_int
 from fmacro.optimize.fdelta.objectives import Problem
 from fmacro.optimize.fdelta.training import fit_problem
+from fmacro.validation._values import read_only_copies
 from fmacro.validation.checks import is_sparse
+from fmacro.validation.counts import frozen_array
 from fmacro.validation.measures import f_beta_from_counts
 from fmacro.validation.progress import Progress
 
@@ -167,6 +169,15 @@ def _distinct_rows(
     return features[first].astype(np.float64), labels[first], counts.astype(np.float64)
 
 
+def _frozen_words(words: Any) -> NDArray[np.intp]:
+    return frozen_array(words, np.intp)
+
+
+def _frozen_word_f(word_f: Any) -> dict[str, NDArray[np.float64]]:
+    return {str(k): frozen_array(v, np.float64) for k, v in dict(word_f).items()}
+
+
+@read_only_copies
 @attrs.frozen(eq=False)
 class PatsiResult:
     """Out-of-fold F-scores of the three second tiers.
@@ -179,8 +190,8 @@ class PatsiResult:
     config : dict -- settings of the run
     """
 
-    words: NDArray[np.intp]
-    word_f: dict[str, NDArray[np.float64]]
+    words: NDArray[np.intp] = attrs.field(converter=_frozen_words)
+    word_f: dict[str, NDArray[np.float64]] = attrs.field(converter=_frozen_word_f)
     subsets: tuple[int | None, ...]
     config: dict[str, Any]
 

@@ -30,16 +30,19 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from fmacro.optimize.search.points import ClassPoints
+from fmacro.validation._values import read_only_copies
 
 __all__ = ["ClassHulls", "Sweep", "class_hulls", "edge_sweep"]
 
 
 def _ro(a: NDArray) -> NDArray:
-    a = np.ascontiguousarray(a)
+    # Always a copy: a value never aliases an array it was given.
+    a = np.array(a, copy=True, order="C")
     a.flags.writeable = False
     return a
 
 
+@read_only_copies
 @attrs.frozen(eq=False)
 class ClassHulls:
     """Upper-right hull chains of every kept class (CSR-like, read-only arrays).
@@ -186,6 +189,7 @@ def _hull_kernel(
     return vptr, vcut[:out].copy(), vp[:out].copy(), vr[:out].copy(), ang[:na].copy()
 
 
+@read_only_copies
 @attrs.frozen(eq=False)
 class Sweep:
     """All hull edges merged by angle: conv D's upper-right boundary.

@@ -35,12 +35,14 @@ import numpy as np
 from numpy.typing import NDArray
 
 from fmacro.optimize.search.points import ClassPoints, as_points
+from fmacro.validation._values import read_only_copies
 from fmacro.validation.checks import check_beta
 from fmacro.validation.counts import frozen_array
 
 __all__ = ["LocalizeResult", "localize"]
 
 
+@read_only_copies
 @attrs.frozen(eq=False)
 class LocalizeResult:
     """Per-cell boxes of the linearization map with the eps neighbourhood.

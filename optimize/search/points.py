@@ -51,7 +51,8 @@ from fmacro.optimize._inputs import (
     matching_shapes,
 )
 from fmacro.validation import measures
-from fmacro.validation.checks import check_zero_division, is_sparse
+from fmacro.validation._values import read_only_copies
+from fmacro.validation.checks import check_exact_in_float64, check_zero_division, is_sparse
 from fmacro.validation.counts import frozen_array
 from fmacro.validation.weights import check_sample_weight
 
@@ -76,6 +77,7 @@ def _count_scalar(value: Any) -> int | float:
     return float(value) if isinstance(value, (float, np.floating)) else int(value)
 
 
+@read_only_copies
 @attrs.frozen(eq=False)
 class ClassPoints:
     """Cumulative counts of every cut of every kept class, in a CSR-like layout.
@@ -315,6 +317,7 @@ def _sparse_scores(scores: Any) -> Any:
     csc = scores.tocsc(copy=True)
     csc.sum_duplicates()
     csc.sort_indices()
+    check_exact_in_float64(csc.data, "scores")
     data = np.asarray(csc.data, dtype=np.float64)
     if not np.isfinite(data).all():
         bad = int(data.size - np.count_nonzero(np.isfinite(data)))
@@ -393,6 +396,7 @@ def class_points(
     else:
         if is_sparse(labels):
             labels = labels.toarray()
+        check_exact_in_float64(scores, "scores")
         s_arr = np.asarray(scores, dtype=np.float64)
         if not np.isfinite(s_arr).all():
             bad = int(s_arr.size - np.count_nonzero(np.isfinite(s_arr)))

@@ -26,6 +26,15 @@ OpenMP runtime starts, so it only applies if no OpenMP runtime was started earli
 the process; to choose otherwise, set ``OMP_WAIT_POLICY`` (e.g. ``active``) before
 importing ``validation``.
 
+Fork safety
+-----------
+A process forked after a GNU OpenMP parallel region is killed, so ``_common`` asks numba
+for the ``forksafe`` threading layer (tbb, else workqueue) before the first parallel call,
+unless the user chose a layer (``NUMBA_THREADING_LAYER`` or ``numba.config``). workqueue is
+not thread-safe: every parallel kernel is called through ``run_parallel``, which holds a
+process-wide lock (re-created in a forked child). ``OMP_WAIT_POLICY`` then matters only
+when the user picks OpenMP.
+
 Label checks
 ------------
 * Binary, 0/1 labels: one branch-free pass sums ``e & p``, ``e`` and ``p`` and ORs all

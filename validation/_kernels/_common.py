@@ -7,6 +7,9 @@ file: after changing a value here, delete ``validation/_kernels/__pycache__``.
 
 from __future__ import annotations
 
+import os
+import threading
+from collections.abc import Callable
 from typing import Any, NamedTuple
 
 import numba
@@ -42,7 +45,59 @@ _LINE = 64
 _INT32_MAX = 2**31 - 1
 
 
+# -- fork safety -------------------------------------------------------------------
+#
+# numba's default threading layer on Linux is GNU OpenMP, which cannot survive fork():
+# a child forked after any parallel kernel ran (ProcessPoolExecutor's default start
+# method before Python 3.14) is terminated, and the pool breaks. fmacro therefore asks
+# numba for a fork-safe layer ("forksafe": tbb if installed, else a non-GNU OpenMP,
+# else numba's own workqueue) unless the user chose one (NUMBA_THREADING_LAYER, or
+# numba.config.THREADING_LAYER set before the first parallel call). The choice only
+# takes effect if no parallel numba code ran in the process before.
+#
+# workqueue is not thread-safe (numba aborts when two threads launch parallel work at
+# once), so fmacro's parallel kernels run one at a time, under a process-wide lock;
+# each already uses every core, so two at once would not finish sooner.
+
+#: The layer fmacro asks numba for when the user has not chosen one.
+DEFAULT_THREADING_LAYER = "forksafe"
+
+_PARALLEL_LOCK = threading.Lock()
+
+
+def _new_lock_in_child() -> None:
+    # A fork while another thread held the lock would leave it held forever in the child.
+    global _PARALLEL_LOCK
+    _PARALLEL_LOCK = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_new_lock_in_child)
+
+
+def choose_threading_layer() -> str:
+    """Ask numba for a fork-safe threading layer unless the user chose one; return the choice.
+
+    Has no effect once numba's threads have started in this process.
+    """
+    config: Any = numba.config
+    if "NUMBA_THREADING_LAYER" not in os.environ and config.THREADING_LAYER == "default":
+        config.THREADING_LAYER = DEFAULT_THREADING_LAYER
+    return str(config.THREADING_LAYER)
+
+
+choose_threading_layer()
+
+
+def run_parallel(kernel: Callable[..., Any], *args: Any) -> Any:
+    """Call a parallel kernel: fork-safe layer, one parallel kernel at a time per process."""
+    choose_threading_layer()
+    with _PARALLEL_LOCK:
+        return kernel(*args)
+
+
 def _n_chunks(n: int, table_size: int = 1) -> int:
+    choose_threading_layer()  # get_num_threads() starts numba's threads
     threads = numba.get_num_threads()
     # Large per-chunk tables (many classes) cost memory; one chunk per thread then.
     per_thread = 1 if table_size > 4096 else _CHUNKS_PER_THREAD

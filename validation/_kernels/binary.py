@@ -8,7 +8,7 @@ import numba
 import numpy as np
 from numba import prange
 
-from fmacro.validation._kernels._common import _PRANGE_ONLY, _n_chunks, _parallel
+from fmacro.validation._kernels._common import _PRANGE_ONLY, _n_chunks, _parallel, run_parallel
 
 _INT64_MAX = np.int64(2**63 - 1)
 _INT64_MIN = np.int64(-(2**63))
@@ -120,7 +120,7 @@ def _binary01(expected: Any, predicted: Any, positive: int, par: bool) -> np.nda
     """``[tp, fp, fn, tn]`` if every label is 0 or 1, else ``None``."""
     n = expected.size
     if par:
-        out = _bin01_parallel(expected, predicted, _n_chunks(n))
+        out = run_parallel(_bin01_parallel, expected, predicted, _n_chunks(n))
     else:
         out = _bin01_serial(expected, predicted)
     acc = out[:, 3]
@@ -148,7 +148,7 @@ def binary_counts(
         if raw is not None:
             return raw, False
     if par:
-        out = _bin_general_parallel(expected, predicted, positive, _n_chunks(n))
+        out = run_parallel(_bin_general_parallel, expected, predicted, positive, _n_chunks(n))
     else:
         out = _bin_general_serial(expected, predicted, positive)
     tp, n_true, n_pred = (int(v) for v in out[:, :3].sum(axis=0))

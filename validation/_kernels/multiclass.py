@@ -14,6 +14,7 @@ from fmacro.validation._kernels._common import (
     SERIAL_BELOW,
     _int32_chunks,
     _n_chunks,
+    run_parallel,
 )
 
 
@@ -70,5 +71,5 @@ def confusion_counts(
         table, n_bad = _confusion_serial(expected, predicted, k)
     else:
         n_chunks = _int32_chunks(n, _n_chunks(n, k * k))
-        table, n_bad = _confusion_parallel(expected, predicted, k, n_chunks)
+        table, n_bad = run_parallel(_confusion_parallel, expected, predicted, k, n_chunks)
     return table, int(n_bad)

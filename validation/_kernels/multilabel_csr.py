@@ -15,6 +15,7 @@ from fmacro.validation._kernels._common import (
     _int32_chunks,
     _n_chunks,
     _parallel,
+    run_parallel,
 )
 
 
@@ -174,7 +175,7 @@ def multilabel_counts_csr(
         n_labels,
     )
     if _parallel(y_true.nnz + y_pred.nnz + n, parallel):
-        out = _csr_parallel(*args, _int32_chunks(n, _n_chunks(n, n_labels)))
+        out = run_parallel(_csr_parallel, *args, _int32_chunks(n, _n_chunks(n, n_labels)))
     else:
         out = _csr_serial(*args)
     tp, nt, npred, row_tp, row_true, row_pred, bad_t, bad_p, bad_index = out

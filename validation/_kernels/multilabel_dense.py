@@ -14,6 +14,7 @@ from fmacro.validation._kernels._common import (
     MultiLabelCounts,
     _n_chunks,
     _parallel,
+    run_parallel,
 )
 
 _BYTE_ONES = np.uint64(0x0101010101010101)
@@ -331,6 +332,6 @@ def multilabel_counts_dense(
     else:
         t, p = y_true, y_pred
         serial, parallel_kernel = _dense_serial, _dense_parallel
-    out = parallel_kernel(t, p, _n_chunks(n, n_labels)) if par else serial(t, p)
+    out = run_parallel(parallel_kernel, t, p, _n_chunks(n, n_labels)) if par else serial(t, p)
     tp, nt, npred, row_tp, row_true, row_pred, bad_t, bad_p = out
     return MultiLabelCounts(tp, nt, npred, row_tp, row_true, row_pred, int(bad_t), int(bad_p), 0)

@@ -85,13 +85,14 @@ def _multilabel_counts_predict(predict: Any, observations: Any, y_true: Any) -> 
             continue
         for j in range(n_labels):
             t = np.int64(y_true[i, j])
-            p = np.int64(row[j])
             if t != 0 and t != 1:
                 bad_true += 1
                 continue
-            if p != 0 and p != 1:
+            # Compare the raw value: a float row (0.7) must not be truncated to 0.
+            if row[j] != 0 and row[j] != 1:
                 bad_pred += 1
                 continue
+            p = np.int64(row[j])
             both = t & p
             tp[j] += both
             true[j] += t
