@@ -97,16 +97,15 @@ def _count(
 
 def _infer_classes(expected: Any, predicted: Any) -> tuple[Hashable, ...]:
     """Sorted distinct labels of two label vectors whose lengths the caller checked."""
-    e, p = np.asarray(expected), np.asarray(predicted)
-    if e.size == 0:
-        raise ValueError("expected is empty; at least one label is needed")
-    if e.ndim != 1 or p.ndim != 1:
-        raise ValueError(f"expected and predicted must be 1-D, got shapes {e.shape} and {p.shape}")
+    from fmacro.validation.labels import coerce_label_pair
+
+    # The one label rule: mixed str/int, NaN and (1, n) rows are refused, never merged.
+    e, p = coerce_label_pair(expected, predicted)
     try:
-        both = np.concatenate([e, p])
-        return tuple(np.unique(both).tolist())
+        # Python values, sorted: exact for every integer width (no float64 common dtype).
+        return tuple(sorted(set(e.tolist()) | set(p.tolist())))
     except TypeError:
-        # Mixed types numpy cannot sort: keep first-seen order.
+        # Hashable objects numpy cannot sort: keep first-seen order.
         return tuple(dict.fromkeys([*e.tolist(), *p.tolist()]))
 
 
