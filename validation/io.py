@@ -190,7 +190,7 @@ def _auto_header(t: Table) -> bool | None:
     """True/False when the table alone decides; None when its first line is a text label."""
     row0 = t.rows[0]
     if len(t.rows) == 1:
-        return False
+        return _header_word(row0)
     if t.n_columns > 1 and _norm(row0[0]) in ("", "unnamed:_0"):
         return True
     if _header_word(row0):
@@ -299,7 +299,7 @@ def _load_npy(p: Path) -> NDArray[Any]:
         try:
             arr = np.load(p, allow_pickle=False)
         except ValueError as exc:
-            if "pickled" in str(exc):
+            if "pickle" in str(exc):
                 raise ValueError(
                     f"{p}: holds Python objects (pickled data), which fmacro does not load; "
                     "save numbers or strings"
@@ -333,7 +333,7 @@ def _load_npz(p: Path, roles: Sequence[tuple[str, ...]]) -> list[NDArray[Any]]:
                         )
                     out.append(_checked_array(np.array(z[found[0]]), f"{p}[{found[0]}]"))
         except ValueError as exc:
-            if "pickled" in str(exc):
+            if "pickle" in str(exc):
                 raise ValueError(
                     f"{p}: holds Python objects (pickled data), which fmacro does not load"
                 ) from None

@@ -245,8 +245,8 @@ def coerce_label_pair(
     ke, kp = label_kind(e), label_kind(p)
     if ke != kp:
         raise TypeError(
-            f"{names[0]} holds {ke} labels (such as {e[0]!r}) but {names[1]} holds {kp} "
-            f"labels (such as {p[0]!r}); convert both to str or both to int "
+            f"{names[0]} holds {ke} labels (such as {e[:1].tolist()[0]!r}) but {names[1]} holds "
+            f"{kp} labels (such as {p[:1].tolist()[0]!r}); convert both to str or both to int "
             "(scikit-learn refuses such a mix too)"
         )
     return e, p

@@ -187,6 +187,11 @@ def _run_evaluate(args: argparse.Namespace) -> int:
     kind = _kind(args, expected, predicted)
     if kind in ("binary", "multiclass"):
         for name, labels in ((args.expected, expected), (args.predicted, predicted)):
+            if getattr(labels, "ndim", 1) == 2 and labels.shape[0] == 1 < labels.shape[1]:
+                raise ValueError(
+                    f"{name}: a (1, n) row is not a label vector; save a 1-D array or an "
+                    "(n, 1) column"
+                )
             if getattr(labels, "ndim", 1) == 2 and labels.shape[1] > 1:
                 raise ValueError(
                     f"{name or 'input'}: a {labels.shape[0]} x {labels.shape[1]} indicator "
