@@ -99,6 +99,8 @@ def as_float_array(
     """Return ``x`` as a finite float64 array, refusing NaN/inf and bad shapes."""
     if is_sparse(x):
         raise TypeError(f"{name} must be a dense array here, got a sparse matrix")
+    if np.iscomplexobj(x):  # float64 would drop the imaginary part with only a warning
+        raise TypeError(f"{name} must hold real numbers, got complex values")
     try:
         arr = np.asarray(x, dtype=np.float64)
     except (TypeError, ValueError) as exc:

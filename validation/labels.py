@@ -20,7 +20,8 @@ Refused
     A missing label (``NaN``, ``None``, ``pandas.NA``/``NaT``) or an infinite float
     (``ValueError``); a non-integral float, complex numbers, and a mix of kinds in one vector or between expected and
     predicted (``"1"`` and ``1``): like scikit-learn, fmacro does not guess whether the
-    string ``"2"`` and the number ``2`` are one class.
+    string ``"2"`` and the number ``2`` are one class. With declared ``classes=``, each
+    label must equal one of them (``"2"`` never matches the class ``2``).
 """
 
 from __future__ import annotations
@@ -48,6 +49,8 @@ def _as_array(values: Any, name: str) -> NDArray[Any]:
         values = values.to_numpy()  # pandas: extension dtypes become object (pd.NA kept)
     if isinstance(values, np.ndarray):
         return values
+    if np.ndim(values) == 0:
+        return np.asarray(values, dtype=object)
     # Lists and tuples: object dtype, so numpy never turns 1 into "1" next to a string.
     arr = np.empty(len(values), dtype=object) if _is_flat(values) else None
     if arr is not None:
