@@ -65,9 +65,9 @@ GOOD: dict[str, tuple[CaseFiles, list[str], list[Any], list[Any]]] = {
         ["cat", "dog", "cat"],
         ["cat", "cat", "dog"],
     ),
-    "same unknown header word": (
+    "same unknown header word, --header": (
         {"e.csv": lines("animal", "cat", "dog"), "p.csv": lines("animal", "dog", "dog")},
-        ["e.csv", "p.csv"],
+        ["e.csv", "p.csv", "--header"],
         ["cat", "dog"],
         ["dog", "dog"],
     ),
@@ -266,7 +266,7 @@ BAD: dict[str, tuple[CaseFiles, list[str], str]] = {
         "e.csv, line 2: blank line inside the data",
     ),
     "nan label": (
-        {"e.csv": lines("a", "nan", "b"), "p.csv": lines("a", "b", "b")},
+        {"e.csv": lines("a", "nan", "a"), "p.csv": lines("a", "b", "a")},
         ["evaluate", "e.csv", "p.csv"],
         "e.csv, line 2: missing label ('nan')",
     ),
@@ -284,6 +284,11 @@ BAD: dict[str, tuple[CaseFiles, list[str], str]] = {
         {"e.csv": lines(1, 0, 1, 1), "p.csv": lines(1, 0)},
         ["evaluate", "e.csv", "p.csv"],
         "e.csv has 4 labels but p.csv has 2",
+    ),
+    "same unknown first word": (
+        {"e.csv": lines("animal", "cat", "dog"), "p.csv": lines("animal", "dog", "dog")},
+        ["evaluate", "e.csv", "p.csv"],
+        "('animal', 'animal') is a header or a label seen once",
     ),
     "ambiguous first line": (
         {"e.csv": lines("cat", "dog"), "p.csv": lines("bird", "dog")},

@@ -36,7 +36,7 @@ def test_mixed_str_int_in_one_vector_is_refused() -> None:
 def test_str_against_int_is_refused_like_scikit_learn(expected, predicted) -> None:  # type: ignore[no-untyped-def]
     with pytest.raises(ValueError, match="Mix of label input types"):
         accuracy_score(list(expected), list(predicted))
-    with pytest.raises(TypeError, match="expected holds number labels .* predicted holds string"):
+    with pytest.raises(TypeError, match=r"expected holds number labels .* predicted holds string"):
         MultiFValidation.from_predictions(expected, predicted)
     # Declared classes map by equality: '2' is never the class 2 (distinct, not merged).
     v = MultiFValidation.from_predictions(expected, predicted, classes=[1, 2, "1", "2"])
@@ -97,13 +97,13 @@ def test_coerce_labels_rule() -> None:
     arr = np.array([1, 2])
     out = coerce_labels(arr, name="y")
     assert out is not arr and not out.flags.writeable and arr.flags.writeable
-    with pytest.raises(TypeError, match="non-integral label 0.5"):
+    with pytest.raises(TypeError, match=r"non-integral label 0\.5"):
         coerce_labels([0.5, 1.0], name="y")
     with pytest.raises(TypeError, match="complex"):
         coerce_labels(np.array([1j]), name="y")
     with pytest.raises(ValueError, match="single value"):
         coerce_labels(np.int64(3), name="y")
-    with pytest.raises(TypeError, match="y holds number labels .* z holds string labels"):
+    with pytest.raises(TypeError, match=r"y holds number labels .* z holds string labels"):
         coerce_label_pair([1], ["1"], names=("y", "z"))
 
 

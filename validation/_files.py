@@ -51,7 +51,9 @@ def reading(path: str | os.PathLike[str], what: str = "file") -> Iterator[None]:
     except EOFError:
         raise ValueError(f"{path}: empty or truncated {what}") from None
     except zipfile.BadZipFile:
-        raise ValueError(f"{path}: not a valid {what} (a damaged or truncated zip archive)") from None
+        raise ValueError(
+            f"{path}: not a valid {what} (a damaged or truncated zip archive)"
+        ) from None
     except UnicodeDecodeError as exc:
         raise ValueError(f"{path}, {_decode_message(exc)}") from None
     except (OverflowError, KeyError, IndexError, AttributeError) as exc:
@@ -61,9 +63,7 @@ def reading(path: str | os.PathLike[str], what: str = "file") -> Iterator[None]:
 def _decode_message(exc: UnicodeDecodeError) -> str:
     data = exc.object
     line = bytes(data[: exc.start]).count(b"\n") + 1
-    return (
-        f"line {line}: not UTF-8 text (byte 0x{data[exc.start]:02x}); save the file as UTF-8"
-    )
+    return f"line {line}: not UTF-8 text (byte 0x{data[exc.start]:02x}); save the file as UTF-8"
 
 
 def decode_text(data: bytes, path: str | os.PathLike[str]) -> str:

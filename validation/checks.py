@@ -142,8 +142,10 @@ def as_label_vector(
     arr = coerce_labels(x, name=name)
     if classes is not None:
         return _map_labels(arr, name, classes)
-    if arr.dtype != object and arr.dtype.kind in "biu" and (
-        arr.dtype.kind != "u" or arr.size == 0 or arr.max() <= np.iinfo(np.int64).max
+    if (
+        arr.dtype != object
+        and arr.dtype.kind in "biu"
+        and (arr.dtype.kind != "u" or arr.size == 0 or arr.max() <= np.iinfo(np.int64).max)
     ):
         codes = arr.astype(np.int64, copy=True)
     elif arr.dtype == object and not isinstance(arr[0], str) and isinstance(arr[0], int):

@@ -16,10 +16,9 @@ Header
     ``--header``/``--no-header`` (``header=True/False``) force it. Otherwise the first line
     is a header when its first field is empty (pandas' index column), when it holds text
     above numeric data, when every field is a column name such as ``y_true``, ``y_pred``,
-    ``label`` or ``expected`` (:data:`HEADER_NAMES`), or, for two files of text labels,
-    when both first lines hold the same word and that word is no label anywhere else.
-    Two different first words seen nowhere else are ambiguous and refused (pass
-    ``--header`` or ``--no-header``).
+    ``label`` or ``expected`` (:data:`HEADER_NAMES`). A first line of text labels that
+    occur nowhere else in either file is ambiguous (a header, or a rare class?) and
+    refused: pass ``--header`` or ``--no-header``.
 Index column
     Under a header whose first field is empty or ``Unnamed: 0`` (pandas' ``to_csv()``
     default), the first column is the index and is dropped.
@@ -58,7 +57,7 @@ from numpy.typing import NDArray
 
 from fmacro.validation._files import checked_path, read_text, reading
 from fmacro.validation.binary import BinFValidation
-from fmacro.validation.labels import coerce_labels, label_kind
+from fmacro.validation.labels import coerce_labels
 from fmacro.validation.multiclass import MultiFValidation
 from fmacro.validation.multilabel import MultiLabelFValidation
 
@@ -78,12 +77,41 @@ Kind = Literal["binary", "multiclass", "multilabel"]
 PathLike = str | os.PathLike[str]
 
 _TRUE_NAMES = frozenset(
-    "y y_true ytrue true expected actual target truth gold label labels ground_truth "
-    "true_label true_labels y_test class".split()
+    [
+        "y",
+        "y_true",
+        "ytrue",
+        "true",
+        "expected",
+        "actual",
+        "target",
+        "truth",
+        "gold",
+        "label",
+        "labels",
+        "ground_truth",
+        "true_label",
+        "true_labels",
+        "y_test",
+        "class",
+    ]
 )
 _PRED_NAMES = frozenset(
-    "y_pred ypred pred preds predicted prediction predictions y_hat yhat predicted_label "
-    "pred_label predicted_labels output".split()
+    [
+        "y_pred",
+        "ypred",
+        "pred",
+        "preds",
+        "predicted",
+        "prediction",
+        "predictions",
+        "y_hat",
+        "yhat",
+        "predicted_label",
+        "pred_label",
+        "predicted_labels",
+        "output",
+    ]
 )
 #: Column names recognised as a header line (case, spaces, dots and dashes ignored).
 HEADER_NAMES = _TRUE_NAMES | _PRED_NAMES
@@ -166,7 +194,7 @@ def read_table(path: PathLike) -> Table:
     lines = [line for _, line in numbered]
     delimiter = _sniff(p, lines)
     if delimiter is None:
-        rows = [(line.strip(),) for line in lines]
+        rows: list[tuple[str, ...]] = [(line.strip(),) for line in lines]
     elif delimiter == " ":
         rows = [tuple(line.split()) for line in lines]
     else:
@@ -210,12 +238,11 @@ def _decide_headers(tables: Sequence[Table], header: bool | None) -> list[bool]:
     if not undecided:
         return [bool(a) for a in auto]
     rest = {c for t in tables for r in t.rows[1:] for c in r}
-    firsts = {tables[i].rows[0] for i in undecided}
     unseen = all(c not in rest for i in undecided for c in tables[i].rows[0])
     if not unseen:
         return [bool(a) for a in auto]
-    if len(undecided) == len(tables) > 1 and len(firsts) == 1:
-        return [True] * len(tables)  # the same word heads both files and is no label
+    # A first line seen nowhere else may be a header or a label of a rare class; the same
+    # word in both files too (a rare class predicted right). Guessing could drop a row.
     words = ", ".join(repr(",".join(tables[i].rows[0])) for i in undecided)
     raise ValueError(
         f"cannot tell whether the first line of {', '.join(tables[i].path for i in undecided)} "
@@ -350,9 +377,7 @@ def _is_text(path: Path) -> bool:
     return path.suffix.lower() not in (".npy", ".npz")
 
 
-def _finish(
-    sources: list[tuple[Source, tuple[str, ...] | None]], pair: bool
-) -> list[NDArray[Any]]:
+def _finish(sources: list[tuple[Source, tuple[str, ...] | None]], pair: bool) -> list[NDArray[Any]]:
     """Labels of each source (a body table or an array), typed jointly."""
     tables = [s for s, _ in sources if isinstance(s, Table)]
     arrays = [s for s, _ in sources if not isinstance(s, Table)]

@@ -18,10 +18,11 @@ Same label
     (never through float64): beyond int64 they stay Python ints.
 Refused
     A missing label (``NaN``, ``None``, ``pandas.NA``/``NaT``) or an infinite float
-    (``ValueError``); a non-integral float, complex numbers, and a mix of kinds in one vector or between expected and
-    predicted (``"1"`` and ``1``): like scikit-learn, fmacro does not guess whether the
-    string ``"2"`` and the number ``2`` are one class. With declared ``classes=``, each
-    label must equal one of them (``"2"`` never matches the class ``2``).
+    (``ValueError``); a non-integral float, complex numbers, and a mix of kinds in one
+    vector or between expected and predicted (``"1"`` and ``1``), ``TypeError``: like
+    scikit-learn, fmacro does not guess whether the string ``"2"`` and the number ``2``
+    are one class. With declared ``classes=``, each label must equal one of them (``"2"``
+    never matches the class ``2``).
 """
 
 from __future__ import annotations
@@ -44,7 +45,9 @@ def _as_array(values: Any, name: str) -> NDArray[Any]:
     if hasattr(values, "tocsr") and hasattr(values, "nnz"):
         raise TypeError(f"{name} must be a 1-D sequence of labels, got a sparse matrix")
     if isinstance(values, (str, bytes)):
-        raise TypeError(f"{name} must be a sequence of labels, got a single {type(values).__name__}")
+        raise TypeError(
+            f"{name} must be a sequence of labels, got a single {type(values).__name__}"
+        )
     if hasattr(values, "to_numpy") and not isinstance(values, np.ndarray):
         values = values.to_numpy()  # pandas: extension dtypes become object (pd.NA kept)
     if isinstance(values, np.ndarray):
@@ -63,9 +66,7 @@ def _is_flat(values: Any) -> bool:
     try:
         return all(not isinstance(v, (list, tuple, np.ndarray)) for v in values)
     except TypeError:
-        raise TypeError(
-            f"labels must be a sequence, got {type(values).__name__}"
-        ) from None
+        raise TypeError(f"labels must be a sequence, got {type(values).__name__}") from None
 
 
 def _shape_checked(arr: NDArray[Any], name: str) -> NDArray[Any]:
@@ -219,9 +220,9 @@ convert every label to str or to int (scikit-learn refuses such a mix too)
     arr = _shape_checked(_as_array(values, name), name)
     kind = arr.dtype.kind
     if kind in "biu":
-        out = arr.view()
-        out.flags.writeable = False
-        return out
+        view: NDArray[Any] = arr.view()
+        view.flags.writeable = False
+        return view
     if kind == "f":
         return _float_to_int(arr, name)
     if kind in "US":

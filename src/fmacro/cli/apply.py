@@ -46,7 +46,6 @@ def register(subparsers: Any) -> None:
 
 def _read_scores(path: str) -> tuple[Any, Any]:
     from fmacro.optimize.io import load_scores_npz, read_xc
-
     from fmacro.validation._files import checked_path, reading
 
     file = checked_path(path)

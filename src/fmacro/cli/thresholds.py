@@ -17,7 +17,6 @@ import math
 import time
 from collections.abc import Callable
 from importlib import resources
-from pathlib import Path
 from typing import Any
 
 import attrs
