@@ -38,7 +38,7 @@ from fmacro.optimize._inputs import as_binary_labels
 from fmacro.optimize.rules import PerClassThresholds, TopK
 from fmacro.optimize.search.points import ClassPoints
 from fmacro.optimize.search.result import ThresholdResult
-from fmacro.validation._files import checked_path, read_text, reading
+from fmacro.validation._files import check_numpy_file, checked_path, read_text, reading
 from fmacro.validation.checks import as_float_array, is_sparse
 
 __all__ = [
@@ -394,7 +394,7 @@ def load_scores_npz(path: PathLike, *, require_labels: bool = True) -> tuple[Any
     Sparse parts come back as ``scipy.sparse.csr_matrix``. With ``require_labels=False`` a
     file without labels gives ``(scores, None)``.
     """
-    file = checked_path(path)
+    file = check_numpy_file(path, ".npz")
     with reading(path, ".npz file"):
         try:
             with np.load(file, allow_pickle=False) as z:
@@ -467,7 +467,7 @@ def load_rule(path: PathLike) -> tuple[PerClassThresholds | TopK, tuple[str, ...
     """
     file = Path(path)
     if file.suffix.lower() == ".npy":
-        checked_path(file)
+        check_numpy_file(file, ".npy")
         with reading(path, ".npy file"):
             try:
                 values = np.load(file, allow_pickle=False)

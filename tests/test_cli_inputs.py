@@ -169,6 +169,12 @@ GOOD: dict[str, tuple[CaseFiles, list[str], list[Any], list[Any]]] = {
         [2, 1, 2],
         [2, 2, 2],
     ),
+    "quoted labels with commas": (
+        {"e.csv": lines('"a,b"', '"c"', '"a,b"'), "p.csv": lines('"a,b"', "c", "c")},
+        ["e.csv", "p.csv"],
+        ["a,b", "c", "a,b"],
+        ["a,b", "c", "c"],
+    ),
     "blank lines around the data": (
         {"e.csv": b"\n\n1\n0\n1\n\n\n", "p.csv": lines(1, 1, 1)},
         ["e.csv", "p.csv"],
@@ -306,6 +312,16 @@ BAD: dict[str, tuple[CaseFiles, list[str], str]] = {
         ["evaluate", "e.npy", "p.npy", "--kind", "multiclass"],
         "a (1, n) row is not a label vector",
     ),
+    "matrix against a vector": (
+        {"e.csv": lines("1,0,1", "0,1,0"), "p.csv": lines(1, 0)},
+        ["evaluate", "e.csv", "p.csv"],
+        "e.csv holds a 2 x 3 indicator matrix but p.csv one label per line",
+    ),
+    "multilabel on vectors": (
+        {"e.csv": lines(1, 0), "p.csv": lines(1, 0)},
+        ["evaluate", "e.csv", "p.csv", "--kind", "multilabel"],
+        "--kind multilabel needs 0/1 indicator matrices; e.csv holds one label per line",
+    ),
     # Item 5: typed array of numbers against text labels.
     "npy numbers vs text": (
         {"e.npy": np.array([1, 2]), "p.csv": lines("1", "two")},
@@ -332,7 +348,7 @@ BAD: dict[str, tuple[CaseFiles, list[str], str]] = {
     "empty npy": (
         {"e.npy": b"", "p.csv": lines(1)},
         ["evaluate", "e.npy", "p.csv"],
-        "e.npy: empty or truncated .npy file",
+        "e.npy: empty .npy file",
     ),
     "npz renamed npy": (
         {"p.csv": lines(1)},
@@ -352,7 +368,17 @@ BAD: dict[str, tuple[CaseFiles, list[str], str]] = {
     "empty npz": (
         {"e.npz": b"", "p.csv": lines(1)},
         ["evaluate", "e.npz", "p.csv"],
-        "e.npz: empty or truncated .npz file",
+        "e.npz: empty .npz file",
+    ),
+    "garbage npz": (
+        {"g.npz": b"scores,labels\n0.5,1\n", "p.csv": lines(1)},
+        ["evaluate", "g.npz", "p.csv"],
+        "g.npz: not a .npz file (it starts with b'scores')",
+    ),
+    "truncated npy": (
+        {"p.csv": lines(1, 0)},
+        ["evaluate", "tr.npy", "p.csv"],
+        "tr.npy: not a readable .npy array",
     ),
     # thresholds and apply readers.
     "ranked list not utf-8": (
@@ -426,7 +452,7 @@ BAD: dict[str, tuple[CaseFiles, list[str], str]] = {
     "apply empty npy scores": (
         {"s.npy": b""},
         ["apply", "thr.npy", "s.npy", "-o", "o.npy"],
-        "s.npy: empty or truncated .npy file",
+        "s.npy: empty .npy file",
     ),
     "apply npz renamed npy": (
         {},
@@ -436,7 +462,7 @@ BAD: dict[str, tuple[CaseFiles, list[str], str]] = {
     "apply thresholds not npy": (
         {"thr2.npy": b"garbage"},
         ["apply", "thr2.npy", "c.npz", "-o", "o.npy"],
-        "thr2.npy: not a readable .npy array",
+        "thr2.npy: not a .npy file (it starts with b'garbag')",
     ),
 }
 
@@ -459,6 +485,8 @@ def _shared_files(tmp: Path) -> None:
     np.savez(tmp / "sp.npz", **csr, scores_shape=np.array([2, 2]), labels=labels)
     np.savez(tmp / "ns.npz", **csr, labels=labels)
     np.save(tmp / "thr.npy", np.array([0.5, 0.5]))
+    np.save(tmp / "whole.npy", np.arange(100))
+    (tmp / "tr.npy").write_bytes((tmp / "whole.npy").read_bytes()[:200])
 
 
 @pytest.mark.parametrize("case", sorted(BAD))

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-__all__ = ["checked_path", "decode_text", "read_text", "reading"]
+__all__ = ["check_numpy_file", "checked_path", "decode_text", "read_text", "reading"]
 
 
 def checked_path(path: str | os.PathLike[str]) -> Path:
@@ -89,3 +89,28 @@ def read_text(path: str | os.PathLike[str], what: str = "text file") -> str:
     with reading(path, what):
         data = p.read_bytes()
     return decode_text(data, path)
+
+
+_NPY_MAGIC = b"\x93NUMPY"
+_ZIP_MAGIC = (b"PK\x03\x04", b"PK\x05\x06")
+
+
+def check_numpy_file(path: str | os.PathLike[str], kind: str) -> Path:
+    """Check that ``path`` starts like a ``.npy`` array or a ``.npz`` archive (``kind``).
+
+    numpy would try to unpickle anything else and report "pickled (object) data" for a
+    file that is merely garbage, empty, or the other of the two formats.
+    """
+    p = checked_path(path)
+    with reading(path, f"{kind} file"), open(p, "rb") as fh:
+        head = fh.read(6)
+    if not head:
+        raise ValueError(f"{path}: empty {kind} file")
+    is_npy, is_zip = head.startswith(_NPY_MAGIC), head[:4] in _ZIP_MAGIC
+    if kind == ".npy" and is_zip:
+        raise ValueError(f"{path}: a .npz archive, not a .npy array; name it .npz")
+    if kind == ".npz" and is_npy:
+        raise ValueError(f"{path}: a .npy array, not a .npz archive; name it .npy")
+    if not (is_npy or is_zip):
+        raise ValueError(f"{path}: not a {kind} file (it starts with {head[:6]!r})")
+    return p

@@ -55,7 +55,7 @@ import attrs
 import numpy as np
 from numpy.typing import NDArray
 
-from fmacro.validation._files import checked_path, read_text, reading
+from fmacro.validation._files import check_numpy_file, checked_path, read_text, reading
 from fmacro.validation.binary import BinFValidation
 from fmacro.validation.labels import coerce_labels
 from fmacro.validation.multiclass import MultiFValidation
@@ -194,7 +194,8 @@ def read_table(path: PathLike) -> Table:
     lines = [line for _, line in numbered]
     delimiter = _sniff(p, lines)
     if delimiter is None:
-        rows: list[tuple[str, ...]] = [(line.strip(),) for line in lines]
+        # One field per line; csv still unquotes it ('"a,b"' is the label a,b).
+        rows: list[tuple[str, ...]] = [(_split(line, ",")[0].strip(),) for line in lines]
     elif delimiter == " ":
         rows = [tuple(line.split()) for line in lines]
     else:
@@ -322,6 +323,7 @@ _PREDICTED_ARRAYS = ("predicted", "y_pred", "pred")
 
 
 def _load_npy(p: Path) -> NDArray[Any]:
+    check_numpy_file(p, ".npy")
     with reading(p, ".npy file"):
         try:
             arr = np.load(p, allow_pickle=False)
@@ -345,6 +347,7 @@ def _checked_array(arr: NDArray[Any], where: str) -> NDArray[Any]:
 
 def _load_npz(p: Path, roles: Sequence[tuple[str, ...]]) -> list[NDArray[Any]]:
     out = []
+    check_numpy_file(p, ".npz")
     with reading(p, ".npz file"):
         try:
             with np.load(p, allow_pickle=False) as z:

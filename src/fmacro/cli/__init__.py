@@ -185,6 +185,19 @@ def _run_evaluate(args: argparse.Namespace) -> int:
         expected, predicted = read_label_files(args.expected, args.predicted, header=args.header)
         title = f"{args.expected} vs {args.predicted}"
     kind = _kind(args, expected, predicted)
+    names = (args.expected or "expected", args.predicted or "predicted")
+    shapes = [getattr(x, "shape", (len(x),)) for x in (expected, predicted)]
+    is_matrix = [len(s) == 2 and s[1] > 1 for s in shapes]
+    if kind in (None, "multilabel") and is_matrix[0] != is_matrix[1]:
+        m = 0 if is_matrix[0] else 1
+        raise ValueError(
+            f"{names[m]} holds a {shapes[m][0]} x {shapes[m][1]} indicator matrix but "
+            f"{names[1 - m]} one label per line"
+        )
+    if kind == "multilabel" and not is_matrix[0]:
+        raise ValueError(
+            f"--kind multilabel needs 0/1 indicator matrices; {names[0]} holds one label per line"
+        )
     if kind in ("binary", "multiclass"):
         for name, labels in ((args.expected, expected), (args.predicted, predicted)):
             if getattr(labels, "ndim", 1) == 2 and labels.shape[0] == 1 < labels.shape[1]:

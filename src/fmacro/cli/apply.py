@@ -46,13 +46,14 @@ def register(subparsers: Any) -> None:
 
 def _read_scores(path: str) -> tuple[Any, Any]:
     from fmacro.optimize.io import load_scores_npz, read_xc
-    from fmacro.validation._files import checked_path, reading
+    from fmacro.validation._files import check_numpy_file, checked_path, reading
 
     file = checked_path(path)
     suffix = file.suffix.lower()
     if suffix == ".npz":
         return load_scores_npz(file, require_labels=False)
     if suffix == ".npy":
+        check_numpy_file(file, ".npy")
         with reading(path, ".npy file"):
             try:
                 scores = np.load(file, allow_pickle=False)
