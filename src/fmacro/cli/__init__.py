@@ -171,6 +171,8 @@ def _kind(args: argparse.Namespace, expected: Any, predicted: Any) -> Any:
 
 
 def _run_evaluate(args: argparse.Namespace) -> int:
+    import numpy as np
+
     from fmacro.validation.io import read_label_files, read_prediction_pairs, validation_for
 
     if args.expected is None:
@@ -186,7 +188,7 @@ def _run_evaluate(args: argparse.Namespace) -> int:
         title = f"{args.expected} vs {args.predicted}"
     kind = _kind(args, expected, predicted)
     names = (args.expected or "expected", args.predicted or "predicted")
-    shapes = [getattr(x, "shape", (len(x),)) for x in (expected, predicted)]
+    shapes: list[tuple[int, ...]] = [tuple(np.shape(x)) for x in (expected, predicted)]
     is_matrix = [len(s) == 2 and s[1] > 1 for s in shapes]
     if kind in (None, "multilabel") and is_matrix[0] != is_matrix[1]:
         m = 0 if is_matrix[0] else 1
