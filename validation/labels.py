@@ -188,6 +188,8 @@ def _int_of(v: Any, name: str, i: int) -> int:
 
 def label_kind(labels: NDArray[Any]) -> LabelKind:
     """The kind of a vector returned by :func:`coerce_labels`."""
+    if labels.dtype.kind == "U":
+        return "string"
     if labels.dtype != object:
         return "number"
     first = labels[0]
@@ -202,10 +204,10 @@ def coerce_labels(values: Any, *, name: str) -> NDArray[Any]:
     Returns
     -------
     ndarray, shape (n,)
-        bool, an integer dtype (integer input is returned as it is, as a read-only view),
-        int64 (integral floats), or object holding Python ``str`` (strings), Python
-        ``int`` (integers beyond int64) or other hashable objects. Never the caller's
-        array itself.
+        bool, an integer or numpy string dtype (such input is returned as it is, as a
+        read-only view), int64 (integral floats), or object holding Python ``str``
+        (strings), Python ``int`` (integers beyond int64) or other hashable objects. Never
+        the caller's array itself.
 
     Examples
     --------
@@ -219,15 +221,16 @@ convert every label to str or to int (scikit-learn refuses such a mix too)
     """
     arr = _shape_checked(_as_array(values, name), name)
     kind = arr.dtype.kind
-    if kind in "biu":
+    if kind in "biuU":
+        # Already one kind (numbers, or numpy strings): a read-only view, no copy.
         view: NDArray[Any] = arr.view()
         view.flags.writeable = False
         return view
     if kind == "f":
         return _float_to_int(arr, name)
-    if kind in "US":
+    if kind == "S":
         out = np.empty(arr.size, dtype=object)
-        out[:] = arr.tolist() if kind == "U" else [b.decode("utf-8") for b in arr.tolist()]
+        out[:] = [b.decode("utf-8") for b in arr.tolist()]
         return out
     if kind == "O":
         return _from_objects(arr, name)[0]

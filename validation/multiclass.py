@@ -102,11 +102,16 @@ def _infer_classes(expected: Any, predicted: Any) -> tuple[Hashable, ...]:
     # The one label rule: mixed str/int, NaN and (1, n) rows are refused, never merged.
     e, p = coerce_label_pair(expected, predicted)
     try:
-        # Python values, sorted: exact for every integer width (no float64 common dtype).
-        return tuple(sorted(set(e.tolist()) | set(p.tolist())))
+        # Distinct values of each (np.unique in C for numpy dtypes), merged as Python values:
+        # exact for every integer width (no float64 common dtype of int64 and uint64).
+        return tuple(sorted(_distinct(e) | _distinct(p)))
     except TypeError:
         # Hashable objects numpy cannot sort: keep first-seen order.
         return tuple(dict.fromkeys([*e.tolist(), *p.tolist()]))
+
+
+def _distinct(labels: Any) -> set[Any]:
+    return set((np.unique(labels) if labels.dtype != object else labels).tolist())
 
 
 @attrs.frozen(init=False)
