@@ -24,6 +24,7 @@ line of the file; :func:`parse_ranked_lists` returns the ids in that order.
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
@@ -37,6 +38,7 @@ from fmacro.optimize._inputs import as_binary_labels
 from fmacro.optimize.rules import PerClassThresholds, TopK
 from fmacro.optimize.search.points import ClassPoints
 from fmacro.optimize.search.result import ThresholdResult
+from fmacro.validation._files import check_numpy_file, checked_path, read_text, reading
 from fmacro.validation.checks import as_float_array, is_sparse
 
 __all__ = [
@@ -54,6 +56,7 @@ __all__ = [
 ]
 
 PathLike = str | os.PathLike[str]
+_INT64_MAX = int(np.iinfo(np.int64).max)
 Support = Mapping[int, int] | ArrayLike | PathLike
 
 
@@ -120,16 +123,19 @@ def _parse_id(token: str, path: Path, line_no: int, what: str) -> int:
         ) from None
     if value < 0:
         raise ValueError(f"{path}, line {line_no}: {what} must be >= 0, got {value}")
+    if value > _INT64_MAX:
+        raise ValueError(f"{path}, line {line_no}: {what} {token} is too large (at most 2^63 - 1)")
     return value
 
 
-def _data_lines(path: Path) -> Iterable[tuple[int, list[str]]]:
-    with open(path, encoding="utf-8") as fh:
-        for line_no, line in enumerate(fh, start=1):
-            stripped = line.strip()
-            if not stripped or stripped.startswith("#"):
-                continue
-            yield line_no, stripped.split()
+def _data_lines(path: Path, what: str) -> Iterable[tuple[int, list[str]]]:
+    # One opener for every reader: a directory, a denied or non-UTF-8 file is one line.
+    text = read_text(path, what)
+    for line_no, line in enumerate(text.splitlines(), start=1):
+        stripped = line.strip()
+        if not stripped or stripped.startswith("#"):
+            continue
+        yield line_no, stripped.split()
 
 
 def parse_ranked_lists(path: PathLike) -> RankedLists:
@@ -147,7 +153,7 @@ def parse_ranked_lists(path: PathLike) -> RankedLists:
     lines: list[int] = []
     chunks: list[NDArray[np.uint8]] = []
     seen: dict[int, int] = {}
-    for line_no, tokens in _data_lines(p):
+    for line_no, tokens in _data_lines(p, "ranked-lists file"):
         cid = _parse_id(tokens[0], p, line_no, "the class id (first field)")
         if cid in seen:
             raise ValueError(
@@ -188,7 +194,7 @@ def read_support(path: PathLike) -> dict[int, int]:
     """
     p = Path(path)
     out: dict[int, int] = {}
-    for line_no, tokens in _data_lines(p):
+    for line_no, tokens in _data_lines(p, "class-sizes file"):
         if len(tokens) != 2:
             raise ValueError(
                 f"{p}, line {line_no}: expected 'class_id size', got {len(tokens)} fields"
@@ -201,15 +207,24 @@ def read_support(path: PathLike) -> dict[int, int]:
     return out
 
 
-def _resolve_support(support: Support, lists: RankedLists) -> NDArray[np.int64]:
+def _resolve_support(
+    support: Support, lists: RankedLists, lists_path: PathLike | None = None
+) -> NDArray[np.int64]:
     if isinstance(support, (str, os.PathLike)):
-        support = read_support(support)
+        source = str(support)
+        try:
+            return _resolve_support(read_support(support), lists, lists_path)
+        except ValueError as exc:
+            if str(exc).startswith(source):
+                raise
+            raise ValueError(f"{source}: {exc}") from None
     if isinstance(support, Mapping):
         out = np.empty(lists.n_classes, dtype=np.int64)
         for j, cid in enumerate(lists.class_ids.tolist()):
             if cid not in support:
                 raise ValueError(
-                    f"support has no entry for class {cid} (line {int(lists.line_numbers[j])})"
+                    f"support has no entry for class {cid} "
+                    f"({lists_path or 'ranked lists'}, line {int(lists.line_numbers[j])})"
                 )
             out[j] = int(support[cid])
     else:
@@ -279,11 +294,19 @@ def read_ranked_lists(
     >>> pts.tp.tolist()
     [0, 1, 1, 1, 2, 0, 1, 1, 2, 2]
     """
-    return parse_ranked_lists(path).to_points(
-        n_samples=n_samples,
-        support=support,
+    lists = parse_ranked_lists(path)
+    sizes = _resolve_support(support, lists, path)
+    # Consistency errors name the ranked-lists file, not only its line (two files are read).
+    return ClassPoints.from_ranked_arrays(
+        lists.labels,
+        lists.indptr,
+        sizes,
+        n_samples,
         zero_division=zero_division,
         empty_classes=empty_classes,
+        where=lambda j: (
+            f"{path}, line {int(lists.line_numbers[j])} (class {int(lists.class_ids[j])})"
+        ),
     )
 
 
@@ -371,26 +394,69 @@ def load_scores_npz(path: PathLike, *, require_labels: bool = True) -> tuple[Any
     Sparse parts come back as ``scipy.sparse.csr_matrix``. With ``require_labels=False`` a
     file without labels gives ``(scores, None)``.
     """
-    with np.load(path, allow_pickle=False) as z:
-        out: list[Any] = []
-        for name in ("scores", "labels"):
-            if name in z.files:
-                out.append(np.array(z[name]))
-            elif f"{name}_data" in z.files:
-                import scipy.sparse as sp
-
-                rows, cols = (int(v) for v in z[f"{name}_shape"])
-                out.append(
-                    sp.csr_matrix(
-                        (z[f"{name}_data"], z[f"{name}_indices"], z[f"{name}_indptr"]),
-                        shape=(rows, cols),
-                    )
-                )
-            elif name == "labels" and not require_labels:
-                out.append(None)
-            else:
-                raise ValueError(f"{path} has no '{name}' array; found {sorted(z.files)}")
+    file = check_numpy_file(path, ".npz")
+    with reading(path, ".npz file"):
+        try:
+            with np.load(file, allow_pickle=False) as z:
+                if not hasattr(z, "files"):
+                    raise ValueError(f"{path}: a .npy array, not a .npz archive")
+                out = [_npz_part(z, name, path, require_labels) for name in ("scores", "labels")]
+        except ValueError as exc:
+            if "pickle" in str(exc):
+                raise ValueError(
+                    f"{path}: holds Python objects (pickled data), which fmacro does not load; "
+                    "save numeric arrays"
+                ) from None
+            raise
     return out[0], out[1]
+
+
+def _npz_part(z: Any, name: str, path: PathLike, require_labels: bool) -> Any:
+    if name in z.files:
+        return _real(np.array(z[name]), f"{path}[{name}]", name == "scores")
+    if f"{name}_data" in z.files:
+        import scipy.sparse as sp
+
+        parts = ("data", "indices", "indptr", "shape")
+        missing = [f"{name}_{k}" for k in parts if f"{name}_{k}" not in z.files]
+        if missing:
+            raise ValueError(f"{path}: sparse '{name}' lacks {', '.join(missing)}")
+        shape = np.asarray(z[f"{name}_shape"])
+        if shape.shape != (2,) or shape.dtype.kind not in "iu" or (shape < 0).any():
+            raise ValueError(f"{path}: {name}_shape must be two non-negative integers")
+        rows, cols = (int(v) for v in shape)
+        data = _real(np.asarray(z[f"{name}_data"]), f"{path}[{name}_data]", name == "scores")
+        indices, indptr = np.asarray(z[f"{name}_indices"]), np.asarray(z[f"{name}_indptr"])
+        bad_ptr = (
+            indptr.ndim != 1
+            or indptr.size != rows + 1
+            or indptr.dtype.kind not in "iu"
+            or indptr[0] != 0
+            or (np.diff(indptr) < 0).any()
+            or indptr[-1] != data.size
+        )
+        if bad_ptr or indices.dtype.kind not in "iu" or indices.shape != data.shape:
+            raise ValueError(f"{path}: sparse '{name}' parts do not fit together")
+        if indices.size and (indices.min() < 0 or indices.max() >= cols):
+            raise ValueError(
+                f"{path}: {name}_indices holds column {int(indices.max())} outside the shape "
+                f"({rows}, {cols})"
+            )
+        return sp.csr_matrix((data, indices, indptr), shape=(rows, cols))
+    if name == "labels" and not require_labels:
+        return None
+    raise ValueError(f"{path} has no '{name}' array; found {sorted(z.files)}")
+
+
+def _real(arr: NDArray[Any], where: str, finite: bool) -> NDArray[Any]:
+    """A numeric array: complex, text and object arrays refused; scores finite."""
+    if arr.dtype.kind not in "biuf":
+        kind = "complex numbers" if arr.dtype.kind == "c" else f"dtype {arr.dtype}"
+        raise ValueError(f"{where}: expected real numbers, got {kind}")
+    if finite and arr.dtype.kind == "f" and not np.isfinite(arr).all():
+        bad = int(arr.size - np.count_nonzero(np.isfinite(arr)))
+        raise ValueError(f"{where}: {bad} NaN or infinite score(s)")
+    return arr
 
 
 def load_rule(path: PathLike) -> tuple[PerClassThresholds | TopK, tuple[str, ...] | None]:
@@ -401,10 +467,14 @@ def load_rule(path: PathLike) -> tuple[PerClassThresholds | TopK, tuple[str, ...
     """
     file = Path(path)
     if file.suffix.lower() == ".npy":
-        try:
-            values = np.load(file, allow_pickle=False)
-        except (OSError, EOFError, ValueError) as exc:
-            raise ValueError(f"{path}: not a readable .npy array ({exc})") from None
+        check_numpy_file(file, ".npy")
+        with reading(path, ".npy file"):
+            try:
+                values = np.load(file, allow_pickle=False)
+            except ValueError as exc:
+                raise ValueError(f"{path}: not a readable .npy array ({exc})") from None
+        if not isinstance(values, np.ndarray):
+            raise ValueError(f"{path}: a .npz archive, not a .npy array")
         if values.ndim != 1 or values.dtype.kind not in "fiu":
             raise ValueError(
                 f"{path}: expected a 1-D numeric array of thresholds, got {values.dtype} "
@@ -413,7 +483,7 @@ def load_rule(path: PathLike) -> tuple[PerClassThresholds | TopK, tuple[str, ...
         if np.isnan(values.astype(np.float64)).any():
             raise ValueError(f"{path}: thresholds contain NaN")
         return PerClassThresholds(values), None
-    result = ThresholdResult.load(file)
+    result = ThresholdResult.load(checked_path(file))
     return result.rule, result.classes
 
 
@@ -437,47 +507,53 @@ def read_xc(path: PathLike) -> tuple[Any, Any]:
     Raises
     ------
     ValueError
-        A bad header, a malformed entry or an index out of range (with the line
-        number), or a row count different from the header.
+        A bad header, a malformed entry, an index out of range, a column given twice in
+        one line or a NaN/infinite value (with the line number), or a row count different
+        from the header. A label id listed twice in one line counts once.
     """
     import scipy.sparse as sp
 
     p = Path(path)
-    with open(p, encoding="utf-8") as fh:
-        header = fh.readline().split()
-        if len(header) != 3:
-            raise ValueError(f"{p}, line 1: expected 'n_rows n_features n_labels'")
-        n_rows, n_feat, n_lab = (_parse_id(t, p, 1, "a header field") for t in header)
-        f_idx: list[int] = []
-        f_val: list[float] = []
-        f_ptr = [0]
-        l_idx: list[int] = []
-        l_ptr = [0]
-        for line_no, line in enumerate(fh, start=2):
-            if not line.strip():
-                continue
-            if line[0].isspace():
+    lines = read_text(p, "XC/svmlight file").splitlines()
+    header = lines[0].split() if lines else []
+    if len(header) != 3:
+        raise ValueError(f"{p}, line 1: expected 'n_rows n_features n_labels'")
+    n_rows, n_feat, n_lab = (_parse_id(t, p, 1, "a header field") for t in header)
+    f_idx: list[int] = []
+    f_val: list[float] = []
+    f_ptr = [0]
+    l_idx: list[int] = []
+    l_ptr = [0]
+    for line_no, line in enumerate(lines[1:], start=2):
+        if not line.strip():
+            continue
+        if line[0].isspace():
+            lab_part, feat_part = "", line
+        else:
+            lab_part, _, feat_part = line.partition(" ")
+            if ":" in lab_part:
                 lab_part, feat_part = "", line
-            else:
-                lab_part, _, feat_part = line.partition(" ")
-                if ":" in lab_part:
-                    lab_part, feat_part = "", line
-            try:
-                labs = [int(t) for t in lab_part.split(",") if t]
-                pairs = [t.split(":") for t in feat_part.split()]
-                fi = [int(a) for a, _ in pairs]
-                fv = [float(b) for _, b in pairs]
-            except ValueError:
-                raise ValueError(
-                    f"{p}, line {line_no}: expected 'l1,l2,... index:value ...'"
-                ) from None
-            if any(not 0 <= v < n_lab for v in labs) or any(not 0 <= v < n_feat for v in fi):
-                raise ValueError(f"{p}, line {line_no}: an index is out of the header's range")
-            l_idx.extend(labs)
-            l_ptr.append(len(l_idx))
-            f_idx.extend(fi)
-            f_val.extend(fv)
-            f_ptr.append(len(f_idx))
+        try:
+            labs = [int(t) for t in lab_part.split(",") if t]
+            pairs = [t.split(":") for t in feat_part.split()]
+            fi = [int(a) for a, _ in pairs]
+            fv = [float(b) for _, b in pairs]
+        except ValueError:
+            raise ValueError(f"{p}, line {line_no}: expected 'l1,l2,... index:value ...'") from None
+        if any(not 0 <= v < n_lab for v in labs) or any(not 0 <= v < n_feat for v in fi):
+            raise ValueError(f"{p}, line {line_no}: an index is out of the header's range")
+        if len(set(fi)) != len(fi):
+            # Summing repeated pairs would invent a score nobody wrote: refuse.
+            twice = next(v for v in fi if fi.count(v) > 1)
+            raise ValueError(f"{p}, line {line_no}: column {twice} appears twice")
+        if not all(map(math.isfinite, fv)):
+            bad = next(b for (_, b), v in zip(pairs, fv, strict=True) if not math.isfinite(v))
+            raise ValueError(f"{p}, line {line_no}: the value {bad!r} is not a finite number")
+        l_idx.extend(labs)
+        l_ptr.append(len(l_idx))
+        f_idx.extend(fi)
+        f_val.extend(fv)
+        f_ptr.append(len(f_idx))
     rows = len(l_ptr) - 1
     if rows != n_rows:
         raise ValueError(f"{p}: header says {n_rows} rows, found {rows}")
@@ -489,7 +565,7 @@ def read_xc(path: PathLike) -> tuple[Any, Any]:
         (np.ones(len(l_idx), dtype=np.uint8), np.asarray(l_idx, dtype=np.int64), l_ptr),
         shape=(n_rows, n_lab),
     )
-    values.sum_duplicates()
-    labels.sum_duplicates()
+    values.sort_indices()
+    labels.sum_duplicates()  # a label id listed twice is one label (a set)
     labels.data[:] = 1
     return values, labels

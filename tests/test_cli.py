@@ -67,7 +67,12 @@ def test_evaluate_files_of_each_kind(tmp_path: Path, capsys: pytest.CaptureFixtu
 
 @pytest.mark.parametrize(
     ("content", "message"),
-    [("1,0\n0\n", "row 2"), ("", "no labels"), ("1,2\n0,1\n", "0 and 1"), ("0.5\n1\n", "integers")],
+    [
+        ("1,0\n0\n", "line 2: 1 field(s)"),
+        ("", "no labels"),
+        ("1,2\n0,1\n", "line 1: field 2 is '2'; a file with several columns is a 0/1"),
+        ("0.5\n1\n", "integers"),
+    ],
 )
 def test_evaluate_bad_files_exit_2(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], content: str, message: str

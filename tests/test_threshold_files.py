@@ -136,7 +136,7 @@ def test_tune_save_apply_from_the_command_line(tmp_path: Path) -> None:
         (["apply", "thr.json", "missing.npz", "-o", "p.npz"], "missing.npz: no such file"),
         (["apply", "thr.json", "test.npz", "-o", "p.txt"], "p.txt: write predictions as"),
         (["apply", "thr.json", "wide.npz", "-o", "p.npz"], "wide.npz: scores must have shape"),
-        (["apply", "thr.json", ".", "-o", "p.npz"], ".: not a file"),
+        (["apply", "thr.json", ".", "-o", "p.npz"], ".: is a directory, not a file"),
     ],
 )
 def test_apply_bad_input_exits_2_with_one_line(

@@ -37,6 +37,7 @@ from fmacro.validation import (
 )
 from fmacro.validation._values import value_key
 from fmacro.validation.datasets import ArffData
+from fmacro.validation.io import Table
 
 PACKAGES = (validation, crossval, optimize)
 
@@ -102,6 +103,7 @@ def _factories() -> dict[type, Callable[[], Any]]:
         MultiLabelFValidation: lambda: _with_caches(
             MultiLabelFValidation.from_predictions(LABELS, LABELS[::-1])
         ),
+        Table: lambda: Table("labels.csv", (("y_true", "y_pred"), ("a", "b")), (1, 2), ","),
         ArffData: lambda: ArffData(
             X=np.arange(6.0).reshape(3, 2),
             Y=np.eye(3, dtype=np.uint8),

@@ -63,16 +63,25 @@ def _binary_counts(
     if n == 0:
         raise ValueError("expected is empty; at least one label is needed")
     weights = check_sample_weight(sample_weight, n)
-    if isinstance(positive, (int, np.integer, bool, np.bool_)):
+    integer_arrays = all(
+        isinstance(x, np.ndarray) and x.ndim == 1 and x.dtype.kind in "biu"
+        for x in (expected, predicted)
+    )
+    if isinstance(positive, (int, np.integer, bool, np.bool_)) and integer_arrays:
         e = fast_labels(expected, "expected")
         p = fast_labels(predicted, "predicted")
         raw, too_many = _kernels.binary_counts(e, p, int(positive))
     else:
-        e_arr = np.asarray(expected)
-        p_arr = np.asarray(predicted)
-        if e_arr.ndim != 1 or p_arr.ndim != 1:
+        from fmacro.validation.labels import coerce_label_pair, label_kind
+
+        # The one label rule (validation.labels): no NaN, no str/int mix, no (1, n) rows.
+        e_arr, p_arr = coerce_label_pair(expected, predicted)
+        kind = label_kind(e_arr)
+        if (kind == "string") != isinstance(positive, str):
             raise ValueError(
-                f"expected and predicted must be 1-dimensional, got {e_arr.shape} and {p_arr.shape}"
+                f"positive={positive!r} is not a label of this data: the labels are "
+                f"{kind}s such as {e_arr[0]!r}; set positive= (--positive in the command "
+                "line) to the positive label"
             )
         e_pos = e_arr == positive
         p_pos = p_arr == positive
@@ -89,7 +98,7 @@ def _binary_counts(
             "multiclass data or set positive= to the positive label."
         )
     if weights is not None:
-        if isinstance(positive, (int, np.integer, bool, np.bool_)):
+        if isinstance(positive, (int, np.integer, bool, np.bool_)) and integer_arrays:
             e_lab, p_lab, pos = e, p, int(positive)
         else:
             e_lab, p_lab, pos = e_arr, p_arr, positive

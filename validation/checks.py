@@ -166,6 +166,8 @@ def as_float_array(
     """Return ``x`` as a finite float64 array, refusing NaN/inf and bad shapes."""
     if is_sparse(x):
         raise TypeError(f"{name} must be a dense array here, got a sparse matrix")
+    if np.iscomplexobj(x):  # float64 would drop the imaginary part with only a warning
+        raise TypeError(f"{name} must hold real numbers, got complex values")
     check_exact_in_float64(x if isinstance(x, np.ndarray) else _as_array_or_none(x), name)
     try:
         arr = np.asarray(x, dtype=np.float64)
@@ -210,15 +212,10 @@ def as_label_vector(
         Optional number of classes; integer labels must then lie in ``[0, n_classes)``.
         Without it any integers (negative ones too, e.g. -1/+1) are accepted.
     """
-    if is_sparse(x):
-        raise TypeError(f"{name} must be a 1-D sequence of labels, got a sparse matrix")
-    arr = np.asarray(x)
-    if arr.ndim == 2 and 1 in arr.shape:
-        arr = arr.reshape(-1)
-    if arr.ndim != 1:
-        raise ValueError(f"{name} must be 1-dimensional, got shape {arr.shape}")
-    if arr.size == 0:
-        raise ValueError(f"{name} is empty; at least one label is needed")
+    from fmacro.validation.labels import coerce_labels
+
+    # One rule for every label vector (shape, NaN, mixed types): validation.labels.
+    arr = coerce_labels(x, name=name)
     if classes is not None:
         return _map_labels(arr, name, classes)
     if arr.dtype == np.bool_:
@@ -227,18 +224,11 @@ def as_label_vector(
     elif np.issubdtype(arr.dtype, np.integer):
         check_fits_int64(arr, name)
         codes = arr.astype(np.int64, copy=True)
-    elif np.issubdtype(arr.dtype, np.floating):
-        if not np.isfinite(arr).all():
-            raise ValueError(f"{name} contains NaN or infinite values; labels must be integers")
-        if not np.all(arr == np.round(arr)):
-            raise TypeError(
-                f"{name} must hold integer labels, found non-integral value(s) such as "
-                f"{arr[arr != np.round(arr)][0]!r}; pass classes= to map other labels"
-            )
-        codes = arr.astype(np.int64)
+    elif arr.dtype == object and not isinstance(arr[0], str) and isinstance(arr[0], int):
+        raise ValueError(f"{name} has integer labels beyond int64; pass classes=[...] to map them")
     else:
         raise TypeError(
-            f"{name} must hold integer labels, got dtype {arr.dtype}; "
+            f"{name} must hold integer labels, got {arr.dtype} labels such as {arr[0]!r}; "
             "pass classes=[...] to map arbitrary labels to class indices"
         )
     if n_classes is not None:

@@ -131,25 +131,24 @@ def _refuse_sparse(expected: Any, predicted: Any) -> None:
             )
 
 
-def _column_as_vector(arr: np.ndarray) -> np.ndarray:
-    """An (n, 1) column as the n labels it holds (as with ``classes=k``)."""
-    return arr.reshape(-1) if arr.ndim == 2 and arr.shape[1] == 1 else arr
-
-
 def _infer_classes(expected: Any, predicted: Any) -> tuple[Hashable, ...]:
     """Sorted distinct labels of two label vectors whose lengths the caller checked."""
     _refuse_sparse(expected, predicted)
-    e, p = _column_as_vector(np.asarray(expected)), _column_as_vector(np.asarray(predicted))
-    if e.size == 0:
-        raise ValueError("expected is empty; at least one label is needed")
-    if e.ndim != 1 or p.ndim != 1:
-        raise ValueError(f"expected and predicted must be 1-D, got shapes {e.shape} and {p.shape}")
+    from fmacro.validation.labels import coerce_label_pair
+
+    # The one label rule: mixed str/int, NaN and (1, n) rows are refused, never merged.
+    e, p = coerce_label_pair(expected, predicted)
     try:
-        both = np.concatenate([e, p])
-        return tuple(np.unique(both).tolist())
+        # Distinct values of each (np.unique in C for numpy dtypes), merged as Python values:
+        # exact for every integer width (no float64 common dtype of int64 and uint64).
+        return tuple(sorted(_distinct(e) | _distinct(p)))
     except TypeError:
-        # Mixed types numpy cannot sort: keep first-seen order.
+        # Hashable objects numpy cannot sort: keep first-seen order.
         return tuple(dict.fromkeys([*e.tolist(), *p.tolist()]))
+
+
+def _distinct(labels: Any) -> set[Any]:
+    return set((np.unique(labels) if labels.dtype != object else labels).tolist())
 
 
 @read_only_copies

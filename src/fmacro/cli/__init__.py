@@ -84,43 +84,141 @@ def _register_evaluate(subparsers: Any) -> None:
         description=(
             "Report precision, recall and F per class with micro, macro, weighted and "
             "F-macro averages. Without files, reports a ridge classifier's predictions on "
-            "the scene test set (bundled). Files: .npy, .csv or .tsv; one column of labels, "
-            "or a 0/1 indicator matrix for multi-label data."
+            "the scene test set (bundled); with one file, reads expected and predicted from "
+            "its two columns (or a .npz's 'expected'/'labels' and 'predicted' arrays)."
+        ),
+        epilog=(
+            "Files: .npy, .npz or text (.csv/.tsv/.txt): UTF-8 with or without a byte-order "
+            "mark, or UTF-16; delimiter , ; tab (or spaces between numbers) sniffed; one "
+            "label per line, or a 0/1 indicator matrix for multi-label data. A header line "
+            "is recognised (text above numbers, a name such as y_true/y_pred/label, or an "
+            "empty first field with pandas' index column, which is dropped); --header and "
+            "--no-header force it. Labels are numbers when every label of both files is an "
+            "integer (parsed exactly), otherwise text compared as written. Blank lines "
+            "inside the data, empty fields and nan are refused. Full rules: the glossary "
+            "(docs/glossary.md, 'Label files')."
         ),
     )
-    p.add_argument("expected", nargs="?", help="file of expected labels")
+    p.add_argument("expected", nargs="?", help="file of expected labels (or of both columns)")
     p.add_argument("predicted", nargs="?", help="file of predicted labels")
     p.add_argument(
         "--kind",
         choices=("binary", "multiclass", "multilabel"),
         help="override the inferred problem kind",
     )
-    p.add_argument("--positive", default="1", help="positive label for binary data (default 1)")
+    p.add_argument(
+        "--positive",
+        default=None,
+        help="positive label of binary data (default 1); implies --kind binary for labels "
+        "of two values",
+    )
+    header = p.add_mutually_exclusive_group()
+    header.add_argument(
+        "--header",
+        dest="header",
+        action="store_const",
+        const=True,
+        default=None,
+        help="the first line of each text file is a header",
+    )
+    header.add_argument(
+        "--no-header",
+        dest="header",
+        action="store_const",
+        const=False,
+        help="the first line of each text file is data",
+    )
     add_common_options(p)
     p.set_defaults(run=_run_evaluate)
 
 
-def _run_evaluate(args: argparse.Namespace) -> int:
-    from fmacro.validation.io import read_labels, read_prediction_pairs, validation_for
+def _positive_label(text: str | None, expected: Any) -> Any:
+    """``--positive`` in the type of the labels (exact integer, or the text as written)."""
+    from fmacro.validation.labels import coerce_labels, label_kind
 
-    if (args.expected is None) != (args.predicted is None):
-        raise ValueError("give both EXPECTED and PREDICTED files, or neither for the bundled demo")
+    if text is None:
+        return 1
+    if label_kind(coerce_labels(expected, name="expected")) != "number":
+        return text
+    try:
+        return int(text)
+    except ValueError:
+        raise ValueError(
+            f"--positive {text!r} is not a label of these files, whose labels are integers"
+        ) from None
+
+
+def _kind(args: argparse.Namespace, expected: Any, predicted: Any) -> Any:
+    from fmacro.validation.io import infer_kind
+
+    if args.positive is None:
+        return args.kind
+    if args.kind not in (None, "binary"):
+        raise ValueError(f"--positive applies to --kind binary only, not {args.kind}")
+    if args.kind is None:
+        import numpy as np
+
+        e, p = np.asarray(expected, dtype=object), np.asarray(predicted, dtype=object)
+        if e.ndim != 1 or p.ndim != 1:
+            raise ValueError("--positive applies to binary labels, not an indicator matrix")
+        values = set(e.tolist()) | set(p.tolist())
+        if len(values) > 2:
+            raise ValueError(
+                f"--positive applies to binary data, but the files hold {len(values)} labels "
+                f"({infer_kind(expected, predicted)} data); drop --positive"
+            )
+    return "binary"
+
+
+def _run_evaluate(args: argparse.Namespace) -> int:
+    import numpy as np
+
+    from fmacro.validation.io import read_label_files, read_prediction_pairs, validation_for
+
     if args.expected is None:
         source = resources.files("fmacro.validation") / "data" / "scene_predictions.csv"
         with resources.as_file(source) as path:
             expected, predicted = read_prediction_pairs(path)
         title = "scene test set (bundled): ridge classifier, single-label images"
+    elif args.predicted is None:
+        expected, predicted = read_prediction_pairs(args.expected, header=args.header)
+        title = f"{args.expected} (expected, predicted)"
     else:
-        expected, predicted = read_labels(args.expected), read_labels(args.predicted)
+        expected, predicted = read_label_files(args.expected, args.predicted, header=args.header)
         title = f"{args.expected} vs {args.predicted}"
-    positive: Any = int(args.positive) if args.positive.lstrip("-").isdigit() else args.positive
+    kind = _kind(args, expected, predicted)
+    names = (args.expected or "expected", args.predicted or "predicted")
+    shapes: list[tuple[int, ...]] = [tuple(np.shape(x)) for x in (expected, predicted)]
+    is_matrix = [len(s) == 2 and s[1] > 1 for s in shapes]
+    if kind in (None, "multilabel") and is_matrix[0] != is_matrix[1]:
+        m = 0 if is_matrix[0] else 1
+        raise ValueError(
+            f"{names[m]} holds a {shapes[m][0]} x {shapes[m][1]} indicator matrix but "
+            f"{names[1 - m]} one label per line"
+        )
+    if kind == "multilabel" and not is_matrix[0]:
+        raise ValueError(
+            f"--kind multilabel needs 0/1 indicator matrices; {names[0]} holds one label per line"
+        )
+    if kind in ("binary", "multiclass"):
+        for name, labels in ((args.expected, expected), (args.predicted, predicted)):
+            if getattr(labels, "ndim", 1) == 2 and labels.shape[0] == 1 < labels.shape[1]:
+                raise ValueError(
+                    f"{name}: a (1, n) row is not a label vector; save a 1-D array or an "
+                    "(n, 1) column"
+                )
+            if getattr(labels, "ndim", 1) == 2 and labels.shape[1] > 1:
+                raise ValueError(
+                    f"{name or 'input'}: a {labels.shape[0]} x {labels.shape[1]} indicator "
+                    f"matrix is multi-label data, not {kind} labels (drop --kind {kind})"
+                )
     v = validation_for(
         expected,
         predicted,
-        args.kind,
+        kind,
         beta=args.beta,
         zero_division=args.zero_division,
-        positive=positive,
+        positive=_positive_label(args.positive, expected) if kind == "binary" else 1,
     )
     if args.json:
         print(dump_json({"source": title, **v.summary()}))
@@ -162,11 +260,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     try:
         return run(args)
-    except (ValueError, TypeError, FileNotFoundError, ImportError) as exc:
-        print(f"fmacro {args.command}: error: {exc}", file=sys.stderr)
-        return 2
     except BrokenPipeError:
         return 0
+    except (ValueError, TypeError, OSError, EOFError, ImportError) as exc:
+        # One line: the readers name the file (and line); never a traceback for bad input.
+        message = " ".join(str(exc).split("\n"))
+        print(f"fmacro {args.command}: error: {message}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

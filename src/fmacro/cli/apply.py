@@ -46,21 +46,22 @@ def register(subparsers: Any) -> None:
 
 def _read_scores(path: str) -> tuple[Any, Any]:
     from fmacro.optimize.io import load_scores_npz, read_xc
+    from fmacro.validation._files import check_numpy_file, checked_path, reading
 
-    file = Path(path)
-    if not file.is_file():
-        raise ValueError(f"{path}: no such file" if not file.exists() else f"{path}: not a file")
+    file = checked_path(path)
     suffix = file.suffix.lower()
     if suffix == ".npz":
-        try:
-            return load_scores_npz(file, require_labels=False)
-        except (OSError, EOFError) as exc:
-            raise ValueError(f"{path}: not a readable .npz file ({exc})") from None
+        return load_scores_npz(file, require_labels=False)
     if suffix == ".npy":
-        try:
-            return np.load(file, allow_pickle=False), None
-        except (OSError, EOFError, ValueError) as exc:
-            raise ValueError(f"{path}: not a readable .npy array ({exc})") from None
+        check_numpy_file(file, ".npy")
+        with reading(path, ".npy file"):
+            try:
+                scores = np.load(file, allow_pickle=False)
+            except ValueError as exc:
+                raise ValueError(f"{path}: not a readable .npy array ({exc})") from None
+        if not isinstance(scores, np.ndarray):
+            raise ValueError(f"{path}: a .npz archive, not a .npy array")
+        return scores, None
     return read_xc(file)
 
 

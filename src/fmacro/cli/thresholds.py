@@ -17,7 +17,6 @@ import math
 import time
 from collections.abc import Callable
 from importlib import resources
-from pathlib import Path
 from typing import Any
 
 import attrs
@@ -25,6 +24,7 @@ import numpy as np
 
 from fmacro.optimize.search.points import ClassPoints
 from fmacro.optimize.search.result import ThresholdResult
+from fmacro.validation._files import checked_path
 from fmacro.validation.measures import f_beta_from_pr, mean_defined
 from fmacro.validation.report import format_table
 
@@ -81,9 +81,7 @@ def load_problem(
             scores, labels = load_scores_npz(bundled)
         desc = "Corel5k test set (bundled): ridge scores, 500 images x 374 words"
     else:
-        file = Path(path)
-        if not file.is_file():
-            raise ValueError(f"{path}: no such file")
+        file = checked_path(path)
         suffix = file.suffix.lower()
         if suffix == ".npz":
             scores, labels = load_scores_npz(file)
@@ -262,9 +260,7 @@ def load_test(path: str, n_columns: int) -> tuple[Any, Any]:
     """Held-out ``(scores, labels)`` from ``.npz`` or XC/svmlight, with ``n_columns`` columns."""
     from fmacro.optimize.io import load_scores_npz, read_xc
 
-    file = Path(path)
-    if not file.is_file():
-        raise ValueError(f"{path}: no such file")
+    file = checked_path(path)
     if file.suffix.lower() == ".npz":
         scores, labels = load_scores_npz(file)
     elif file.suffix.lower() in (".svm", ".svmlight", ".xc", ".libsvm"):
