@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-PARTS = ("validation", "crossval", "optimize", "exact", "tune", "startup", "fdelta")
+PARTS = ("validation", "crossval", "optimize", "exact", "tune", "startup", "fdelta", "dask")
 
 HEADER = """# fmacro benchmark results
 

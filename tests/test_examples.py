@@ -26,3 +26,10 @@ def test_chunked_evaluation_pools_exactly() -> None:
 def test_fdelta_quickstart() -> None:
     out = run_example("fdelta_quickstart.py")
     assert "F-Delta" in out and "weighted delta rule" in out
+
+
+def test_dask_cluster_example() -> None:
+    out = run_example("dask_cluster.py")
+    assert "10,000,000 predictions: F-macro 0.8" in out
+    assert "cross-validation: pooled F-macro" in out
+    assert "Corel5k thresholds: F-macro 0." in out
