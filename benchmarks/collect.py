@@ -22,6 +22,7 @@ PARTS = (
     "weights",
     "many_classes",
     "fdelta",
+    "dask",
 )
 
 HEADER = """# fmacro benchmark results

@@ -13,6 +13,7 @@ lecture "Parameter Tuning (Cross-Validation)").
 from __future__ import annotations
 
 import builtins
+import concurrent.futures
 import functools
 import operator
 from collections.abc import Callable, Hashable, Iterable, Iterator
@@ -38,6 +39,9 @@ Fit = Callable[[Any, Any], Predict]
 # (expected, predicted) -> Validation; called with sample_weight= too when weights are given
 MakeValidation = Callable[..., Validation]
 MapFunction = Callable[..., Iterable[Any]]
+# ``map=`` also takes a concurrent.futures.Executor or a dask.distributed.Client (duck-typed,
+# so crossval never imports dask).
+FoldMap = Any
 V = TypeVar("V", bound=Validation)
 
 
@@ -250,6 +254,64 @@ def vectorized(predict_one: Callable[[Any], Any]) -> Callable[[Any], NDArray[Any
     if not callable(predict_one):
         raise TypeError(f"predict_one must be callable, got {type(predict_one).__name__}")
     return _RowByRow(predict_one)
+
+
+def _is_dask_client(x: Any) -> bool:
+    return all(callable(getattr(x, name, None)) for name in ("scatter", "submit", "gather"))
+
+
+def _run_folds(
+    map: Any, job: _FoldJob, folds: tuple[Fold, ...], advance: Callable[[], None]
+) -> list[FoldResult]:
+    """Each fold's result in fold order, however the folds run."""
+    if _is_dask_client(map):
+        return _run_on_dask(map, job, folds, advance)
+    if isinstance(map, concurrent.futures.Executor):
+        futures = {map.submit(job, fold): i for i, fold in enumerate(folds)}
+        return _collect(futures, concurrent.futures.as_completed(futures), advance)
+    if not callable(map):
+        raise TypeError(
+            "map must be a map function, a concurrent.futures.Executor or a "
+            f"dask.distributed.Client, got {type(map).__name__}"
+        )
+    results = []
+    for result in map(job, folds):
+        results.append(result)
+        advance()
+    return results
+
+
+def _run_on_dask(
+    client: Any, job: _FoldJob, folds: tuple[Fold, ...], advance: Callable[[], None]
+) -> list[FoldResult]:
+    from distributed import as_completed  # only reached with a dask Client
+
+    # One copy of X, y and fit goes to the cluster; every fold task refers to it.
+    [shared] = client.scatter([job], hash=False)
+    futures = {
+        client.submit(_call_job, shared, fold, pure=False): i for i, fold in enumerate(folds)
+    }
+    return _collect(futures, as_completed(list(futures)), advance)
+
+
+def _call_job(job: _FoldJob, fold: Fold) -> FoldResult:
+    return job(fold)
+
+
+def _collect(
+    futures: dict[Any, int], finished: Iterable[Any], advance: Callable[[], None]
+) -> list[FoldResult]:
+    """Results in fold order; the first failing fold cancels the rest and raises."""
+    results: list[Any] = [None] * len(futures)
+    try:
+        for future in finished:
+            results[futures[future]] = future.result()
+            advance()
+    except BaseException:
+        for future in futures:
+            future.cancel()
+        raise
+    return results
 
 
 # --------------------------------------------------------------------------- result
@@ -492,7 +554,7 @@ def cross_validate(
     *,
     validation: ValidationKind | MakeValidation | None = None,
     groups: Any = None,
-    map: MapFunction = builtins.map,
+    map: FoldMap = builtins.map,
     progress: bool = True,
     sample_weight: Any = None,
 ) -> CrossValidation[Any]:
@@ -525,12 +587,15 @@ def cross_validate(
     groups
         Group label per sample, passed to the splitter (needed by ``GroupKFold``).
     map
-        ``map(job, folds)`` runs the folds; the default is the built-in, sequential
-        ``map``. Pass e.g. ``concurrent.futures.ThreadPoolExecutor().map``, or a
-        ``ProcessPoolExecutor().map`` (then ``fit`` must be picklable, e.g. a
-        module-level function; use ``mp_context=multiprocessing.get_context("spawn")``
-        once scikit-learn or another OpenMP user has started threads, since forking
-        such a process aborts), or dask's ``Client.map`` followed by gathering.
+        How the folds run: a ``map(job, folds)`` function (the default is the built-in,
+        sequential ``map``; e.g. ``ThreadPoolExecutor().map``), a
+        ``concurrent.futures.Executor`` itself (each fold is submitted; the progress bar
+        advances as folds finish), or a ``dask.distributed.Client`` (the data and ``fit``
+        are scattered to the cluster once, each fold is a task; see ``fmacro.dask``).
+        With processes (``ProcessPoolExecutor``, dask workers) ``fit`` must be picklable,
+        e.g. a module-level function; a process pool pickles the data once per fold. Use
+        ``mp_context=multiprocessing.get_context("spawn")`` once scikit-learn or another
+        OpenMP user has started threads, since forking such a process aborts.
     progress
         Show a progress bar of finished folds on stderr (only when it is a terminal).
     sample_weight
@@ -567,13 +632,11 @@ def cross_validate(
     folds = _folds_of(splitter, X, y, groups)
     if not folds:
         raise ValueError(f"splitter {splitter!r} produced no folds")
-    results = []
-    # The bar counts finished folds as map yields them (in order, also for parallel maps);
-    # it is silent when stderr is not a terminal.
+    job = _FoldJob(fit, X, y, make_validation, weights)
+    # The bar counts finished folds as they finish (executors, dask) or as map yields them
+    # (in order); it is silent when stderr is not a terminal.
     with Progress(len(folds), "cross-validation", enabled=progress) as bar:
-        for result in map(_FoldJob(fit, X, y, make_validation, weights), folds):
-            results.append(result)
-            bar.advance()
+        results = _run_folds(map, job, folds, bar.advance)
     if len(results) != len(folds):
         raise ValueError(f"map returned {len(results)} results for {len(folds)} folds")
     return CrossValidation(

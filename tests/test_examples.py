@@ -66,3 +66,10 @@ def test_bibtex_workflow_names_the_missing_data() -> None:
     assert done.returncode == 2
     assert done.stderr.startswith("bibtex_workflow: error: dataset 'bibtex' not found")
     assert len(done.stderr.splitlines()) == 1
+
+
+def test_dask_cluster_example() -> None:
+    out = run_example("dask_cluster.py")
+    assert "10,000,000 predictions: F-macro 0.8" in out
+    assert "cross-validation: pooled F-macro" in out
+    assert "Corel5k thresholds: F-macro 0." in out

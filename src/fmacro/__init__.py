@@ -23,7 +23,7 @@ except PackageNotFoundError:  # imported from a source tree that was never insta
 
 __all__ = ["__version__", "crossval", "optimize", "validation"]
 
-_SUBPACKAGES = frozenset({"validation", "crossval", "optimize", "cli"})
+_SUBPACKAGES = frozenset({"validation", "crossval", "optimize", "cli", "dask"})
 
 
 def __getattr__(name: str) -> Any:

@@ -1,0 +1,450 @@
+"""Distributed F-macro threshold search: class hulls on the workers, the sweep on the client.
+
+A class's cuts, and so its hull, depend only on its own column of scores and labels. Each
+worker turns its columns (a column chunk of a dask array, or the rows of the classes a
+shuffled dask DataFrame partition holds) into :class:`HullBlock` s: every class's hull
+vertices (precision, recall, edge angles, exactly as :func:`~fmacro.optimize.search.hull.
+class_hulls` computes them in memory) and the small cut table needed to map a chosen vertex
+back to a score threshold: the vertices' cuts and each class's own F_beta-optimal cut (the
+T_b candidate of ``fixed_point``). Only these travel to the client, where they are put
+back in column order as a reduced :class:`~fmacro.optimize.search.points.ClassPoints` and
+:class:`~fmacro.optimize.search.hull.ClassHulls`; the edge sweep and the certificate then
+run unchanged (``fixed_point_from_sweep``, ``domain_from_sweep``, ``per_class_cuts``).
+Cut indices are mapped back to each class's full list of cuts, so the result equals the
+in-memory one: same thresholds, cuts, F, upper bound and diagnostics.
+
+``global_threshold`` moves every class along all its cuts at once, so it needs every cut:
+its blocks carry the full cut tables (O(entries) to the client).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import attrs
+import numpy as np
+from numpy.typing import NDArray
+
+from fmacro.dask._imports import import_dask, is_dask_collection
+from fmacro.optimize.baselines.global_threshold import global_threshold as _global_threshold
+from fmacro.optimize.baselines.per_class import per_class as _per_class
+from fmacro.optimize.search.coordinate import per_class_cuts
+from fmacro.optimize.search.domain import domain_from_sweep
+from fmacro.optimize.search.fixed_point import fixed_point_from_sweep
+from fmacro.optimize.search.hull import ClassHulls, Sweep, class_hulls, edge_sweep
+from fmacro.optimize.search.points import ClassPoints, class_points
+from fmacro.optimize.search.result import ThresholdResult
+from fmacro.validation.checks import check_beta, check_zero_division, is_sparse
+from fmacro.validation.counts import frozen_array
+
+__all__ = [
+    "HullBlock",
+    "ReducedSearch",
+    "domain",
+    "fixed_point",
+    "global_threshold",
+    "per_class",
+    "reduced_sweep",
+]
+
+ROW_COLUMNS = ("object", "class", "score", "label")
+
+
+def _ro_int(a: Any) -> NDArray[np.int64]:
+    return frozen_array(a, np.int64)
+
+
+def _ro_float(a: Any) -> NDArray[np.float64]:
+    return frozen_array(a, np.float64)
+
+
+@attrs.frozen(eq=False)
+class HullBlock:
+    """What one worker sends back for its classes: hull vertices and their cut table.
+
+    CSR-like, one segment per kept class (in the block's column order). ``cut_*`` arrays
+    list the kept cuts of each class (hull vertices and the class's T_b cut, or every cut
+    for ``global_threshold``) with ``cut`` their index among all the class's cuts; the
+    vertex arrays are those of ``class_hulls`` with ``vertex_cut`` indexing the kept cuts.
+    """
+
+    class_index: NDArray[np.int64] = attrs.field(converter=_ro_int)
+    support: NDArray[np.int64] = attrs.field(converter=_ro_int)
+    cut_indptr: NDArray[np.int64] = attrs.field(converter=_ro_int)
+    cut: NDArray[np.int64] = attrs.field(converter=_ro_int)
+    tp: NDArray[np.int64] = attrs.field(converter=_ro_int)
+    fp: NDArray[np.int64] = attrs.field(converter=_ro_int)
+    threshold: NDArray[np.float64] = attrs.field(converter=_ro_float)
+    vertex_indptr: NDArray[np.int64] = attrs.field(converter=_ro_int)
+    vertex_cut: NDArray[np.int64] = attrs.field(converter=_ro_int)
+    vertex_p: NDArray[np.float64] = attrs.field(converter=_ro_float)
+    vertex_r: NDArray[np.float64] = attrs.field(converter=_ro_float)
+    edge_angle: NDArray[np.float64] = attrs.field(converter=_ro_float)
+
+    @property
+    def n_classes(self) -> int:
+        return int(self.class_index.shape[0])
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes of the arrays (what travels to the client)."""
+        return sum(int(getattr(self, f.name).nbytes) for f in attrs.fields(HullBlock))
+
+    @classmethod
+    def empty(cls) -> HullBlock:
+        z = np.zeros(0)
+        one = np.zeros(1)
+        return cls(z, z, one, z, z, z, z, one, z, z, z, z)
+
+    @classmethod
+    def from_points(
+        cls, points: ClassPoints, columns: NDArray[np.int64], beta: float, every_cut: bool
+    ) -> HullBlock:
+        """Reduce ``points`` of a block to its hulls; ``columns`` maps its classes to columns."""
+        hulls = class_hulls(points)
+        indptr = np.asarray(points.indptr)
+        n = points.n_classes
+        vertex_class = np.repeat(np.arange(n), np.diff(hulls.vertex_indptr))
+        vertex_global = indptr[vertex_class] + np.asarray(hulls.vertex_cut)
+        if every_cut:
+            keep = np.arange(int(indptr[-1]), dtype=np.int64)
+        else:
+            best = indptr[:-1] + per_class_cuts(points, beta)
+            keep = np.union1d(vertex_global, best).astype(np.int64)
+        owner = np.searchsorted(indptr, keep, side="right") - 1
+        cut_indptr = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(np.bincount(owner, minlength=n), out=cut_indptr[1:])
+        vertex_cut = np.searchsorted(keep, vertex_global) - cut_indptr[vertex_class]
+        return cls(
+            class_index=columns[np.asarray(points.class_index)],
+            support=points.support,
+            cut_indptr=cut_indptr,
+            cut=keep - indptr[owner],
+            tp=np.asarray(points.tp)[keep],
+            fp=np.asarray(points.fp)[keep],
+            threshold=np.asarray(points.threshold)[keep],
+            vertex_indptr=hulls.vertex_indptr,
+            vertex_cut=vertex_cut,
+            vertex_p=hulls.vertex_p,
+            vertex_r=hulls.vertex_r,
+            edge_angle=hulls.edge_angle,
+        )
+
+
+@attrs.frozen
+class _Settings:
+    beta: float
+    zero_division: float
+    empty_classes: str
+    every_cut: bool
+
+
+def _has_positive(labels: Any) -> bool:
+    if is_sparse(labels):
+        return bool(labels.count_nonzero() > 0)
+    return bool(np.count_nonzero(np.asarray(labels)) > 0)
+
+
+def _block(scores: Any, labels: Any, columns: NDArray[np.int64], s: _Settings) -> HullBlock:
+    """Worker side: class points of a block of columns, reduced to their hulls."""
+    if s.empty_classes == "exclude" and not _has_positive(labels):
+        return HullBlock.empty()  # no kept class here; the client checks the whole
+    points = class_points(
+        scores, labels, zero_division=s.zero_division, empty_classes=s.empty_classes
+    )
+    return HullBlock.from_points(points, columns, s.beta, s.every_cut)
+
+
+def _array_block(scores: Any, labels: Any, first: int, s: _Settings) -> HullBlock:
+    columns = np.arange(first, first + scores.shape[1], dtype=np.int64)
+    return _block(scores, labels, columns, s)
+
+
+def _frame_block(
+    frame: Any, names: tuple[str, str, str, str], n_samples: int, s: _Settings
+) -> HullBlock:
+    """Worker side: the rows of the classes of one partition, as sparse columns."""
+    import scipy.sparse as sp
+
+    obj_name, cls_name, score_name, label_name = names
+    if len(frame) == 0:
+        return HullBlock.empty()
+    obj = frame[obj_name].to_numpy(dtype=np.int64)
+    cls = frame[cls_name].to_numpy(dtype=np.int64)
+    score = frame[score_name].to_numpy(dtype=np.float64)
+    label = frame[label_name].to_numpy()
+    columns, local = np.unique(cls, return_inverse=True)
+    shape = (n_samples, columns.size)
+    retrieved = ~np.isnan(score)
+    scores = sp.csc_matrix(
+        (score[retrieved], (obj[retrieved], local[retrieved])), shape=shape, dtype=np.float64
+    )
+    labels = sp.csc_matrix((label, (obj, local)), shape=shape)
+    return _block(scores, labels, columns.astype(np.int64), s)
+
+
+# --------------------------------------------------------------------------- client side
+
+
+def _segments(indptr: NDArray[np.int64], order: NDArray[np.int64]) -> tuple[Any, Any]:
+    """(new indptr, gather index) that put CSR segments in ``order``."""
+    lengths = np.diff(indptr)[order]
+    new = np.zeros(order.size + 1, dtype=np.int64)
+    np.cumsum(lengths, out=new[1:])
+    index = np.repeat(indptr[:-1][order] - new[:-1], lengths) + np.arange(new[-1])
+    return new, index
+
+
+def _concat_ptr(ptrs: Sequence[NDArray[np.int64]]) -> NDArray[np.int64]:
+    sizes = np.concatenate([np.diff(p) for p in ptrs]) if ptrs else np.zeros(0, np.int64)
+    out = np.zeros(sizes.size + 1, dtype=np.int64)
+    np.cumsum(sizes, out=out[1:])
+    return out
+
+
+@attrs.frozen(eq=False)
+class ReducedSearch:
+    """The client's view: reduced points and hulls in column order, and the sweep.
+
+    ``cut`` maps each reduced cut to its index among all its class's cuts.
+    """
+
+    sweep: Sweep
+    cut: NDArray[np.int64] = attrs.field(converter=_ro_int)
+
+    @property
+    def points(self) -> ClassPoints:
+        return self.sweep.hulls.points
+
+    def full_cuts(self, result: ThresholdResult) -> ThresholdResult:
+        """``result`` (cuts into the reduced points) with cuts into the full cut lists."""
+        full = self.cut[np.asarray(self.points.indptr[:-1]) + np.asarray(result.cuts)]
+        return attrs.evolve(result, cuts=full)
+
+
+def merge_blocks(
+    blocks: Sequence[HullBlock], n_samples: int, n_columns: int, zero_division: float
+) -> ReducedSearch:
+    """Put the workers' blocks back in column order and sweep their edges."""
+    blocks = [b for b in blocks if b.n_classes]
+    if not blocks:
+        raise ValueError("labels has no class with a positive example")
+    class_index = np.concatenate([b.class_index for b in blocks])
+    order = np.argsort(class_index, kind="stable")
+    if np.any(np.diff(class_index[order]) == 0):
+        raise ValueError("a class appears in two blocks; each class's rows must be in one block")
+    cut_ptr, cut_at = _segments(_concat_ptr([b.cut_indptr for b in blocks]), order)
+    vtx_ptr, vtx_at = _segments(_concat_ptr([b.vertex_indptr for b in blocks]), order)
+    edge_ptrs = [b.vertex_indptr - np.arange(b.n_classes + 1) for b in blocks]
+    _, edge_at = _segments(_concat_ptr(edge_ptrs), order)
+
+    def cat(name: str) -> NDArray[Any]:
+        return np.concatenate([getattr(b, name) for b in blocks])
+
+    points = ClassPoints(
+        cut_ptr,
+        cat("tp")[cut_at],
+        cat("fp")[cut_at],
+        cat("threshold")[cut_at],
+        cat("support")[order],
+        class_index[order],
+        n_samples,
+        n_columns,
+        zero_division,
+    )
+    hulls = ClassHulls(
+        points,
+        vtx_ptr,
+        cat("vertex_cut")[vtx_at],
+        cat("vertex_p")[vtx_at],
+        cat("vertex_r")[vtx_at],
+        cat("edge_angle")[edge_at],
+    )
+    return ReducedSearch(edge_sweep(hulls), cat("cut")[cut_at])
+
+
+def _check_empty_classes(empty_classes: str, zd: float) -> None:
+    from fmacro.optimize._inputs import check_empty_classes
+
+    check_empty_classes(empty_classes, zd)
+
+
+def _array_blocks(scores: Any, labels: Any, s: _Settings) -> tuple[list[Any], int, int]:
+    dask = import_dask()
+    da = dask.array
+    if scores.ndim != 2:
+        raise ValueError(f"scores must be a 2-D (n_samples, n_classes) array, got {scores.ndim}-D")
+    if tuple(labels.shape) != tuple(scores.shape):
+        raise ValueError(
+            f"labels must have the shape of scores {tuple(scores.shape)}, got {tuple(labels.shape)}"
+        )
+    # a block holds whole columns: a class's cuts need all its objects
+    scores = scores.rechunk({0: -1})
+    labels = (
+        labels.rechunk(scores.chunks)
+        if is_dask_collection(labels)
+        else da.from_array(labels, chunks=scores.chunks)
+    )
+    firsts = np.concatenate(([0], np.cumsum(scores.chunks[1])[:-1]))
+    s_blocks = scores.to_delayed().ravel()
+    l_blocks = labels.to_delayed().ravel()
+    blocks = [
+        dask.delayed(_array_block, pure=True)(sb, lb, int(first), s)
+        for sb, lb, first in zip(s_blocks, l_blocks, firsts, strict=True)
+    ]
+    return blocks, int(scores.shape[0]), int(scores.shape[1])
+
+
+def _frame_blocks(
+    frame: Any,
+    names: tuple[str, str, str, str],
+    n_samples: int | None,
+    n_classes: int | None,
+    s: _Settings,
+    scheduler: Any,
+) -> tuple[list[Any], int, int]:
+    dask = import_dask()
+    missing = [c for c in names if c not in frame.columns]
+    if missing:
+        raise ValueError(
+            f"rows must have the columns {list(names)} (object, class, score, label); "
+            f"missing {missing}"
+        )
+    obj_name, cls_name = names[0], names[1]
+    if n_samples is None or n_classes is None:
+        top_obj, top_cls = dask.compute(
+            frame[obj_name].max(), frame[cls_name].max(), scheduler=scheduler
+        )
+        n_samples = int(top_obj) + 1 if n_samples is None else n_samples
+        n_classes = int(top_cls) + 1 if n_classes is None else n_classes
+    # every row of a class in one partition: a class's cuts need all its rows
+    by_class = frame[list(names)].shuffle(on=cls_name)
+    blocks = [
+        dask.delayed(_frame_block, pure=True)(part, names, n_samples, s)
+        for part in by_class.to_delayed()
+    ]
+    return blocks, int(n_samples), int(n_classes)
+
+
+def _absent_classes(
+    found: Sequence[HullBlock], n_samples: int, n_columns: int, s: _Settings
+) -> HullBlock | None:
+    """With ``empty_classes="include"``: classes no row mentions (no entry, no positive)."""
+    import scipy.sparse as sp
+
+    seen = np.concatenate([b.class_index for b in found]) if found else np.zeros(0, np.int64)
+    absent = np.setdiff1d(np.arange(n_columns, dtype=np.int64), seen)
+    if absent.size == 0:
+        return None
+    empty = sp.csc_matrix((n_samples, absent.size), dtype=np.float64)
+    return _block(empty, empty, absent, s)
+
+
+def reduced_sweep(
+    scores: Any,
+    labels: Any = None,
+    *,
+    beta: float = 1.0,
+    zero_division: float = 0.0,
+    empty_classes: str = "exclude",
+    columns: Sequence[str] = ROW_COLUMNS,
+    n_samples: int | None = None,
+    n_classes: int | None = None,
+    every_cut: bool = False,
+    scheduler: Any = None,
+) -> ReducedSearch:
+    """Hulls computed on the workers, merged on the client: the input of every method here.
+
+    Parameters
+    ----------
+    scores
+        (a) A dask array of scores, ``(n_samples, n_classes)``, chunked by columns (row
+        chunks are merged: a worker holds whole columns; dense or scipy-sparse chunks,
+        as :func:`~fmacro.optimize.search.points.class_points` takes), with ``labels`` its
+        0/1 label matrix (dask or numpy, split like ``scores``); or (b) a dask DataFrame of
+        rows ``(object, class, score, label)`` (names in ``columns``; ``labels=None``),
+        one row per retrieved (object, class) pair, as a sparse score matrix holds them:
+        integer ids, and a positive that was not retrieved has a row with a NaN score.
+    beta
+        F_beta weight; picks each class's own best cut, which travels with the hulls.
+    zero_division, empty_classes
+        As in :func:`fmacro.optimize.fixed_point`.
+    n_samples, n_classes
+        Rows only: number of objects and of classes; ``None`` takes the largest id + 1.
+    every_cut
+        Send every cut, not only the hull vertices (``global_threshold`` needs them).
+    scheduler
+        Passed to ``dask.compute`` (``None``: dask's current scheduler).
+    """
+    dask = import_dask()
+    b = check_beta(beta)
+    zd = check_zero_division(zero_division)
+    _check_empty_classes(empty_classes, zd)
+    settings = _Settings(b, zd, empty_classes, bool(every_cut))
+    if not is_dask_collection(scores):
+        raise TypeError(
+            f"scores must be a dask array or a dask DataFrame of rows, got {type(scores).__name__}"
+        )
+    if getattr(scores, "ndim", 0) == 2 and hasattr(scores, "divisions"):
+        if labels is not None:
+            raise ValueError("rows carry their labels: pass labels=None with a DataFrame")
+        names = tuple(columns)
+        if len(names) != 4:
+            raise ValueError(f"columns must name (object, class, score, label), got {names}")
+        delayed, n, k = _frame_blocks(scores, names, n_samples, n_classes, settings, scheduler)
+    else:
+        if labels is None:
+            raise TypeError("labels are required with a dask array of scores")
+        delayed, n, k = _array_blocks(scores, labels, settings)
+    blocks = list(dask.compute(*delayed, scheduler=scheduler))
+    if empty_classes == "include":
+        extra = _absent_classes(blocks, n, k, settings)
+        if extra is not None:
+            blocks.append(extra)
+    return merge_blocks(blocks, n, k, zd)
+
+
+def _search(args: tuple[Any, ...], options: dict[str, Any], every_cut: bool) -> ReducedSearch:
+    return reduced_sweep(*args, every_cut=every_cut, **options)
+
+
+def fixed_point(scores: Any, labels: Any = None, **options: Any) -> ThresholdResult:
+    """:func:`fmacro.optimize.fixed_point` with the class hulls computed on the workers.
+
+    Same arguments as :func:`reduced_sweep` (``beta``, ``zero_division``,
+    ``empty_classes``, ``columns``, ``n_samples``, ``n_classes``, ``scheduler``). Returns
+    the in-memory result (same thresholds, cuts, F, bound and diagnostics). ``polish`` is
+    not offered: coordinate ascent walks every cut, which stays on the workers.
+    """
+    search = _search((scores, labels), options, every_cut=False)
+    res = fixed_point_from_sweep(search.sweep, beta=options.get("beta", 1.0))
+    return search.full_cuts(res)
+
+
+def domain(
+    scores: Any, labels: Any = None, *, n_angles: int | None = 64, **options: Any
+) -> ThresholdResult:
+    """:func:`fmacro.optimize.domain` with the class hulls computed on the workers."""
+    if n_angles is not None:
+        if isinstance(n_angles, bool) or not isinstance(n_angles, (int, np.integer)):
+            raise TypeError(f"n_angles must be an int >= 3 or None, got {type(n_angles).__name__}")
+        if n_angles < 3:
+            raise ValueError(f"n_angles must be >= 3 (or None for the exact hull), got {n_angles}")
+    search = _search((scores, labels), options, every_cut=False)
+    res = domain_from_sweep(search.sweep, beta=options.get("beta", 1.0), n_angles=n_angles)
+    return search.full_cuts(res)
+
+
+def per_class(scores: Any, labels: Any = None, **options: Any) -> ThresholdResult:
+    """:func:`fmacro.optimize.per_class` (T_b): each class's best cut travels with its hull."""
+    search = _search((scores, labels), options, every_cut=False)
+    res = _per_class(points=search.points, beta=options.get("beta", 1.0))
+    return search.full_cuts(res)
+
+
+def global_threshold(scores: Any, labels: Any = None, **options: Any) -> ThresholdResult:
+    """:func:`fmacro.optimize.global_threshold`; one shared threshold sweeps every cut of
+    every class, so here the workers send their full cut tables (O(entries))."""
+    search = _search((scores, labels), options, every_cut=True)
+    return _global_threshold(points=search.points, beta=options.get("beta", 1.0))

@@ -1,0 +1,310 @@
+"""fmacro.dask on a real (local) cluster: two worker processes started and stopped here.
+
+Every distributed result is compared with the in-memory one on the same data, random and
+real (the bundled Corel5k rankings, scene predictions, emotions), by value.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from importlib import resources
+from typing import Any
+
+import cloudpickle
+import dask.array as da
+import dask.dataframe as dd
+import numpy as np
+import pandas as pd
+import pytest
+import scipy.sparse as sp
+from distributed import Client, LocalCluster
+
+import fmacro.dask as fd
+from fmacro import optimize
+from fmacro.crossval import KFold, StratifiedKFold, cross_validate
+from fmacro.optimize.search.result import ThresholdResult
+from fmacro.validation import BinFValidation, MultiFValidation, MultiLabelFValidation
+from fmacro.validation.datasets import load_dataset
+
+# Workers cannot import this test module: ship its functions by value.
+cloudpickle.register_pickle_by_value(sys.modules[__name__])
+
+
+@pytest.fixture(scope="module")
+def client() -> Iterator[Client]:
+    with (
+        LocalCluster(
+            n_workers=2,
+            processes=True,
+            threads_per_worker=1,
+            dashboard_address=None,
+            memory_limit="1GiB",
+        ) as cluster,
+        Client(cluster) as c,
+    ):
+        yield c
+
+
+def corel5k() -> tuple[np.ndarray, np.ndarray]:
+    source = resources.files("fmacro.optimize") / "data" / "corel5k_test_scores.npz"
+    with resources.as_file(source) as path, np.load(path) as data:
+        return data["scores"], data["labels"]
+
+
+def same_result(got: ThresholdResult, want: ThresholdResult) -> None:
+    np.testing.assert_array_equal(got.thresholds, want.thresholds)
+    np.testing.assert_array_equal(got.cuts, want.cuts)
+    assert (got.f, got.precision, got.recall) == (want.f, want.precision, want.recall)
+    np.testing.assert_equal(got.upper_bound, want.upper_bound)
+    assert got.method == want.method
+    assert got.diagnostics.keys() == want.diagnostics.keys()
+    for key, value in want.diagnostics.items():
+        np.testing.assert_equal(got.diagnostics[key], value, err_msg=key)
+
+
+# --------------------------------------------------------------------------- evaluation
+
+
+def test_multiclass_on_random_chunks_equals_in_memory(client: Client) -> None:
+    rng = np.random.default_rng(1)
+    expected = rng.integers(0, 7, 5000)
+    predicted = np.where(rng.random(5000) < 0.3, rng.integers(0, 7, 5000), expected)
+    want = MultiFValidation.from_predictions(expected, predicted, beta=2.0)
+    got = fd.evaluate(
+        da.from_array(expected, chunks=700), da.from_array(predicted, chunks=1100), beta=2.0
+    )
+    assert got == want and got.report() == want.report()
+    # classes given: one never seen, fixed order
+    labels = [6, 5, 4, 3, 2, 1, 0, 9]
+    got = fd.evaluate(da.from_array(expected, chunks=900), predicted, classes=labels)
+    assert got == MultiFValidation.from_predictions(expected, predicted, classes=labels)
+
+
+def test_binary_and_multilabel_dense_and_sparse_chunks(client: Client) -> None:
+    rng = np.random.default_rng(2)
+    e, p = rng.integers(0, 2, 3001), rng.integers(0, 2, 3001)
+    got = fd.evaluate(da.from_array(e, chunks=500), da.from_array(p, chunks=500), kind="binary")
+    assert got == BinFValidation.from_predictions(e, p)
+    Y = rng.random((900, 13)) < 0.2
+    P = rng.random((900, 13)) < 0.25
+    want = MultiLabelFValidation.from_predictions(Y, P, zero_division=1.0)
+    dense = fd.evaluate(
+        da.from_array(Y, chunks=(200, 5)), da.from_array(P, chunks=(310, 13)), zero_division=1.0
+    )
+    assert dense == want
+    sparse_y = da.from_array(Y, chunks=(250, 13)).map_blocks(sp.csr_matrix, dtype=bool)
+    sparse_p = da.from_array(P, chunks=(250, 13)).map_blocks(sp.csr_matrix, dtype=bool)
+    assert fd.evaluate(sparse_y, sparse_p, zero_division=1.0) == want
+
+
+def test_corel5k_predictions_and_scene_csv_equal_in_memory(client: Client) -> None:
+    scores, labels = corel5k()
+    predicted = (scores >= 0.3).astype(np.uint8)
+    want = MultiLabelFValidation.from_predictions(labels, predicted)
+    got = fd.evaluate(
+        da.from_array(labels, chunks=(64, 374)), da.from_array(predicted, chunks=(100, 200))
+    )
+    assert got == want and got.report() == want.report()
+    frame = pd.read_csv(resources.files("fmacro.validation") / "data" / "scene_predictions.csv")
+    rows = dd.from_pandas(frame, npartitions=3)
+    got = fd.evaluate(rows["expected"], rows["predicted"])
+    assert got == MultiFValidation.from_predictions(frame["expected"], frame["predicted"])
+    assert got.classes == tuple(sorted(set(frame["expected"]) | set(frame["predicted"])))
+
+
+def test_bad_inputs_are_named() -> None:
+    e = da.from_array(np.array([0, 1, 1]), chunks=2)
+    with pytest.raises(TypeError, match="expected must be a dask"):
+        fd.evaluate(np.array([0, 1, 1]), e)
+    with pytest.raises(ValueError, match="same number of rows"):
+        fd.evaluate(e, np.array([0, 1]))
+    with pytest.raises(ValueError, match="kind='multilabel' needs a 2-D"):
+        fd.evaluate(e, e, kind="multilabel", scheduler="sync")
+    with pytest.raises(ValueError, match="outside the declared classes"):
+        fd.evaluate(e, e, classes=1, scheduler="sync")
+
+
+# --------------------------------------------------------------------------- thresholds
+
+
+def _rows(scores: np.ndarray, labels: np.ndarray, keep: np.ndarray) -> pd.DataFrame:
+    """(object, class, score, label) rows of the kept entries and of every positive."""
+    obj, cls = np.nonzero(keep | (labels != 0))
+    score = np.where(keep[obj, cls], scores[obj, cls], np.nan)
+    return pd.DataFrame(
+        {"object": obj, "class": cls, "score": score, "label": labels[obj, cls].astype(np.int8)}
+    )
+
+
+def test_threshold_methods_on_corel5k_columns_equal_in_memory(client: Client) -> None:
+    scores, labels = corel5k()
+    d_scores = da.from_array(scores, chunks=(200, 64))  # rows merged on the workers
+    for beta in (1.0, 0.5):
+        same_result(
+            fd.fixed_point(d_scores, labels, beta=beta),
+            optimize.fixed_point(scores, labels, beta=beta),
+        )
+    same_result(fd.per_class(d_scores, labels), optimize.per_class(scores, labels))
+    same_result(
+        fd.global_threshold(d_scores, da.from_array(labels, chunks=(500, 64))),
+        optimize.global_threshold(scores, labels),
+    )
+    same_result(fd.domain(d_scores, labels), optimize.domain(scores, labels))
+    same_result(
+        fd.domain(d_scores, labels, n_angles=None), optimize.domain(scores, labels, n_angles=None)
+    )
+
+
+def test_fixed_point_on_random_rows_dense_and_sparse_equal_in_memory(client: Client) -> None:
+    rng = np.random.default_rng(3)
+    scores = rng.random((400, 60)).round(2)  # ties
+    labels = (rng.random((400, 60)) < 0.1).astype(np.uint8)
+    labels[:, 7] = 0  # a class without positives
+    dense_rows = dd.from_pandas(_rows(scores, labels, np.ones_like(labels, bool)), npartitions=4)
+    for empty in ("exclude", "include"):
+        same_result(
+            fd.fixed_point(dense_rows, empty_classes=empty, zero_division=1.0),
+            optimize.fixed_point(scores, labels, empty_classes=empty, zero_division=1.0),
+        )
+    # truncated lists: each class retrieves its top 40 only; class 59 retrieves nothing
+    keep = scores >= np.sort(scores, axis=0)[-40]
+    keep[:, 59] = False
+    sparse_scores = sp.csr_matrix(np.where(keep, scores, 0.0))
+    rows = dd.from_pandas(_rows(scores, labels, keep), npartitions=3)
+    for empty in ("exclude", "include"):
+        same_result(
+            fd.fixed_point(rows, n_samples=400, n_classes=61, empty_classes=empty),
+            optimize.fixed_point(
+                sp.hstack([sparse_scores, sp.csr_matrix((400, 1))]),
+                sp.hstack([sp.csr_matrix(labels), sp.csr_matrix((400, 1))]),
+                empty_classes=empty,
+            ),
+        )
+    same_result(
+        fd.global_threshold(rows, n_samples=400),
+        optimize.global_threshold(sparse_scores, sp.csr_matrix(labels)),
+    )
+
+
+def test_only_hulls_travel() -> None:
+    scores, labels = corel5k()
+    search = fd.reduced_sweep(da.from_array(scores, chunks=(500, 100)), labels, scheduler="sync")
+    full = optimize.class_points(scores, labels)
+    assert search.points.n_classes == full.n_classes
+    # hull vertices and T_b cuts only: a small share of all cuts
+    assert search.points.tp.size < full.tp.size / 5
+    every = fd.reduced_sweep(
+        da.from_array(scores, chunks=(500, 100)), labels, every_cut=True, scheduler="sync"
+    )
+    np.testing.assert_array_equal(every.points.tp, full.tp)
+    np.testing.assert_array_equal(every.points.threshold, full.threshold)
+
+
+def test_threshold_inputs_are_checked() -> None:
+    scores = da.from_array(np.random.default_rng(0).random((10, 3)), chunks=5)
+    with pytest.raises(TypeError, match="labels are required"):
+        fd.fixed_point(scores)
+    with pytest.raises(ValueError, match="labels must have the shape"):
+        fd.fixed_point(scores, np.zeros((10, 2)))
+    with pytest.raises(ValueError, match="no class with a positive"):
+        fd.fixed_point(scores, np.zeros((10, 3)), scheduler="sync")
+    with pytest.raises(TypeError, match="dask array or a dask DataFrame"):
+        fd.fixed_point(np.zeros((10, 3)), np.zeros((10, 3)))
+    frame = dd.from_pandas(pd.DataFrame({"object": [0], "class": [0], "score": [1.0]}), 1)
+    with pytest.raises(ValueError, match="missing \\['label'\\]"):
+        fd.fixed_point(frame)
+
+
+# --------------------------------------------------------------------------- cross-validation
+
+
+def centroid_fit(X_train: np.ndarray, y_train: np.ndarray) -> Callable[[Any], np.ndarray]:
+    classes = np.unique(y_train)
+    centres = np.stack([X_train[y_train == c].mean(axis=0) for c in classes])
+
+    def predict(X: np.ndarray) -> np.ndarray:
+        return classes[np.argmin(((X[:, None, :] - centres) ** 2).sum(axis=2), axis=1)]
+
+    return predict
+
+
+def test_cross_validate_on_a_client_and_on_executors(client: Client) -> None:
+    X, Y = load_dataset("emotions", "train")
+    y = Y.argmax(axis=1)  # one label per row: a multiclass problem from real data
+    splitter = StratifiedKFold(k=5, seed=0)
+    serial = cross_validate(centroid_fit, X, y, splitter)
+    on_dask = cross_validate(centroid_fit, X, y, splitter, map=client)
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        on_threads = cross_validate(centroid_fit, X, y, splitter, map=pool)
+    for other in (on_dask, on_threads):
+        assert other == serial
+        np.testing.assert_array_equal(other.out_of_fold, serial.out_of_fold)
+    # the data went to the cluster once: one scattered copy, not one per fold
+    scattered = client.run_on_scheduler(
+        lambda dask_scheduler: sum(
+            1 for ts in dask_scheduler.tasks.values() if "_FoldJob" in str(ts.key)
+        )
+    )
+    assert scattered <= 1
+
+
+def failing_fit(X_train: np.ndarray, y_train: np.ndarray) -> Callable[[Any], np.ndarray]:
+    if 0.0 in X_train[:, 0]:
+        raise RuntimeError("this fold's model failed")
+    return lambda X: np.zeros(len(X), dtype=int)
+
+
+def test_a_failing_fold_raises_its_error(client: Client) -> None:
+    X = np.arange(20.0).reshape(-1, 1)
+    y = (X[:, 0] > 9).astype(int)
+    with pytest.raises(RuntimeError, match="this fold's model failed"):
+        cross_validate(failing_fit, X, y, KFold(k=2, seed=0), map=client)
+    with ThreadPoolExecutor(max_workers=2) as pool, pytest.raises(RuntimeError, match="failed"):
+        cross_validate(failing_fit, X, y, KFold(k=2, seed=0), map=pool)
+    with pytest.raises(TypeError, match="map must be a map function, a concurrent"):
+        cross_validate(failing_fit, X, y, KFold(k=2, seed=0), map=42)
+
+
+# --------------------------------------------------------------------------- worker failure
+
+
+def slow_copy(block: np.ndarray) -> np.ndarray:
+    time.sleep(0.05)
+    return block.copy()
+
+
+async def die() -> None:
+    os._exit(1)
+
+
+def test_killed_worker_gives_the_full_counts(client: Client) -> None:
+    rng = np.random.default_rng(4)
+    expected = rng.integers(0, 5, 40_000)
+    predicted = np.where(rng.random(40_000) < 0.2, rng.integers(0, 5, 40_000), expected)
+    e = da.from_array(expected, chunks=1000).map_blocks(slow_copy)
+    p = da.from_array(predicted, chunks=1000).map_blocks(slow_copy)
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        running = pool.submit(fd.evaluate, e, p, classes=5)
+        time.sleep(1.0)
+        victim = sorted(client.scheduler_info()["workers"])[0]
+        # the worker process dies mid-computation; its nanny restarts it, dask reruns its tasks
+        client.run(die, workers=[victim], wait=False)
+        got = running.result(timeout=120)
+    assert victim not in client.scheduler_info()["workers"]  # it did die mid-way
+    want = MultiFValidation.from_predictions(expected, predicted, classes=5)
+    assert got == want and got.confusion.n_samples == 40_000
+
+
+def test_the_core_packages_do_not_import_dask() -> None:
+    import subprocess
+
+    code = (
+        "import sys, fmacro.validation, fmacro.crossval, fmacro.optimize\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('dask', 'distributed')))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"
