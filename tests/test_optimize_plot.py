@@ -821,3 +821,32 @@ def test_diagnostic_displays_draw_on_agg(points: Any) -> None:
         np.asarray(mesh.get_array()).reshape(6, 6), loc.localization.spread.T
     )
     assert ax_a.get_legend() is not None
+
+
+def test_forced_zoom_stays_a_quarter_of_d() -> None:
+    rng = np.random.default_rng(0)
+    y = (rng.random((300, 25)) < 0.2).astype(np.uint8)
+    y[0] = 1
+    s = y * 1.2 + rng.normal(0, 1, y.shape)
+    d = DomainDisplay.from_points(class_points(s, y))
+    # the domain lower bound lies far from the optimum here: no zoom suggested, and a
+    # zoom asked for is a square a quarter of the full view across, centred on the optimum
+    assert not d.zoom_suggested
+    x0, x1, y0, y1 = d.zoom_window
+    full = d.full_window
+    extent = max(full[1] - full[0], full[3] - full[2])
+    assert x1 - x0 == pytest.approx(0.25 * extent) == y1 - y0
+    assert ((x0 + x1) / 2, (y0 + y1) / 2) == pytest.approx((d.optimum.precision, d.optimum.recall))
+
+
+def test_diagnostic_displays_compute_without_matplotlib(
+    points: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in [n for n in sys.modules if n == "matplotlib" or n.startswith("matplotlib.")]:
+        monkeypatch.setitem(sys.modules, name, None)
+    assert ClassPointsDisplay.from_points(points).chosen_p is not None
+    assert DomainDisplay.from_points(points, n_angles=5).sample_p.size == 36
+    assert ArgVDisplay.from_points(points).n_jumps == 2
+    assert LocalizationDisplay.from_points(points, grid=4).optimum is not None
+    with pytest.raises(ImportError, match="pip install matplotlib"):
+        ArgVDisplay.from_points(points).plot()

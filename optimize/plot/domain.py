@@ -94,6 +94,9 @@ def _zoom_window(
     half = max(2.5 * max(dist, default=0.0), 0.005 * extent)
     # only when the bounds' points are apart yet small against D (many classes)
     worth = 1e-4 * extent < max(dist, default=0.0) and half <= 0.1 * extent
+    # a zoom asked for when a bound's point is far would be wider than D itself: keep it a
+    # quarter of D across (the far point stays visible in the full view)
+    half = min(half, 0.125 * extent)
     win = (here[0] - half, here[0] + half, here[1] - half, here[1] + half)
     return (float(win[0]), float(win[1]), float(win[2]), float(win[3])), bool(worth)
 
