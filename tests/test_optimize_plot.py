@@ -11,6 +11,7 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
+import attrs
 import matplotlib
 
 matplotlib.use("Agg")
@@ -35,9 +36,13 @@ from fmacro.optimize import (
 )
 from fmacro.optimize.plot import (
     PLOT_FILES,
+    ArgVDisplay,
+    ClassPointsDisplay,
     ConfusionMatrixDisplay,
+    DomainDisplay,
     FoldScoresDisplay,
     FThresholdDisplay,
+    LocalizationDisplay,
     PrecisionRecallDisplay,
     diagnostics,
     plot_argv,
@@ -658,3 +663,190 @@ def test_class_points_title_says_which_classes_and_why() -> None:
     assert "median number of positives" in title.replace("\n", " ")
     assert "the classes asked for" in plot_class_points(s, y, classes=[7, 2]).axes[0].get_title()
     assert "all 2 classes" in plot_class_points(SCORES, LABELS).axes[0].get_title()
+
+
+# --------------------------------------------------------------------------- diagnostic displays
+# compute (from_points) without drawing, checked against the search functions and the hand
+# example at the top; then draw on Agg and check the artists hold the computed arrays
+
+
+def _assert_read_only(*arrays: np.ndarray) -> None:
+    for arr in arrays:
+        with pytest.raises(ValueError, match="read-only"):
+            arr[...] = 0
+
+
+def test_class_points_display_computes_hand_values(points: Any) -> None:
+    d = ClassPointsDisplay.from_points(points)
+    assert plt.get_fignums() == []  # computing draws nothing
+    np.testing.assert_array_equal(d.columns, [0, 1])
+    assert d.why == "all 2 classes with positives"
+    np.testing.assert_allclose(d.precision[0], [0, 1, 1 / 2, 2 / 3, 1 / 2, 3 / 5])
+    np.testing.assert_allclose(d.recall[0], [0, 1 / 3, 1 / 3, 2 / 3, 2 / 3, 1])
+    np.testing.assert_allclose(d.precision[1], CLASS_1_P)
+    np.testing.assert_allclose(np.column_stack((d.hull_p[0], d.hull_r[0])), HULL_0)
+    np.testing.assert_allclose(np.column_stack((d.hull_p[1], d.hull_r[1])), HULL_1)
+    # the optimum's cuts, as fixed_point chose them: all of class 0, the top 4 of class 1
+    fp = fixed_point(points=points)
+    np.testing.assert_array_equal(fp.cuts, [5, 4])
+    assert d.chosen_p is not None and d.chosen_r is not None
+    np.testing.assert_allclose(d.chosen_p, [3 / 5, 3 / 4])
+    np.testing.assert_allclose(d.chosen_r, [1.0, 1.0])
+    np.testing.assert_array_equal(d.support, [3, 3])
+    np.testing.assert_array_equal(d.n_cuts, [6, 6])
+    _assert_read_only(d.columns, d.precision[0], d.hull_r[1], d.chosen_p, d.support)
+    # the classes asked for, in that order; no optimum when not asked
+    rng = np.random.default_rng(3)
+    y = (rng.random((60, 12)) < 0.3).astype(np.uint8)
+    s = y + rng.normal(0, 1, y.shape)
+    asked = ClassPointsDisplay.from_scores(s, y, classes=[7, 2], mark_optimum=False)
+    np.testing.assert_array_equal(asked.columns, [7, 2])
+    assert asked.chosen_p is None and asked.why == "the classes asked for"
+    pts = class_points(s, y)
+    np.testing.assert_array_equal(asked.recall[0], pts.recall[pts.class_slice(7)])
+    sample = ClassPointsDisplay.from_points(pts, max_classes=4, seed=1)
+    assert sample.columns.size == 4 and sample.n_classes == 12
+    assert (y.sum(axis=0)[sample.columns] >= np.median(y.sum(axis=0))).all()
+    assert "4 of 12 classes, drawn at random (seed 1)" in sample.why
+
+
+def test_domain_display_computes_hand_values(points: Any) -> None:
+    pc = per_class(points=points)
+    fp = fixed_point(points=points)
+    d = DomainDisplay.from_points(points, n_angles=5, results=[pc, fp])
+    assert plt.get_fignums() == []
+    np.testing.assert_allclose(d.boundary, BOUNDARY)
+    support = domain(points=points, n_angles=5)
+    np.testing.assert_allclose(d.support_polygon, support.diagnostics["outer_polygon"])
+    np.testing.assert_allclose(d.support_points, support.diagnostics["support_points"])
+    assert (d.optimum.precision, d.optimum.recall) == pytest.approx((27 / 40, 1.0))
+    assert d.optimum.f == pytest.approx(fp.f) and d.support.f == pytest.approx(support.f)
+    # the fixed_point result sits on the optimum already drawn: only per_class is marked
+    assert [r.method for r in d.others] == ["per_class"]
+    # all 6 x 6 cut vectors of D, by brute force
+    assert d.exhaustive and d.sample_p.size == 36
+    p = np.asarray(points.precision).reshape(2, 6)
+    r = np.asarray(points.recall).reshape(2, 6)
+    brute_p = sorted((p[0, a] + p[1, b]) / 2 for a in range(6) for b in range(6))
+    np.testing.assert_allclose(np.sort(d.sample_p), brute_p)
+    np.testing.assert_allclose(np.sort(d.sample_r), np.sort((r[0][:, None] + r[1]) / 2, None))
+    # the full view holds every point drawn; two classes need no zoom
+    x0, x1, y0, y1 = d.full_window
+    assert x0 <= d.sample_p.min() and d.sample_p.max() <= x1 <= 1.02
+    assert y0 <= d.sample_r.min() and d.sample_r.max() <= y1 <= 1.02
+    assert not d.zoom_suggested
+    assert (d.n_classes, d.n_angles, d.beta) == (2, 5, 1.0)
+    _assert_read_only(d.sample_p, d.boundary, d.support_polygon)
+    same = DomainDisplay.from_scores(SCORES, LABELS, n_angles=5, seed=0)
+    np.testing.assert_array_equal(same.sample_p, d.sample_p)
+    with pytest.raises(TypeError, match="points must be a ClassPoints"):
+        DomainDisplay.from_points(None)  # type: ignore[arg-type]
+
+
+def test_argv_display_computes_hand_values(points: Any) -> None:
+    d = ArgVDisplay.from_points(points)
+    assert plt.get_fignums() == []
+    a1 = math.atan2(0.25, 2 / 3)
+    np.testing.assert_allclose(d.phi, [0.0, a1, PHI_STAR, math.pi / 2])
+    argv_hand = [
+        math.atan2(1.0, 1 / 9),
+        math.atan2((7 / 8) ** 2, (2 / 3) ** 2),
+        math.atan2((27 / 40) ** 2, 1.0),
+    ]
+    np.testing.assert_allclose(d.argv, [*argv_hand, argv_hand[-1]])
+    fp = fixed_point(points=points)
+    assert d.phi_star == pytest.approx(PHI_STAR) == fp.diagnostics["phi"]
+    assert (d.status, d.n_jumps, d.n_classes) == ("edge", 2, 2)
+    assert d.f == pytest.approx(fp.f)
+    _assert_read_only(d.phi, d.argv)
+    assert ArgVDisplay.from_points(points, beta=2.0).argv[0] == pytest.approx(
+        math.atan2(4.0, 1 / 9)
+    )
+    np.testing.assert_array_equal(ArgVDisplay.from_scores(SCORES, LABELS).argv, d.argv)
+
+
+def test_localization_display_computes_localize(points: Any) -> None:
+    loc = localize(points=points, grid=6)
+    d = LocalizationDisplay.from_points(points, grid=6)
+    assert plt.get_fignums() == []
+    for name in ("p_edges", "r_edges", "spread", "mask"):
+        np.testing.assert_array_equal(getattr(d.localization, name), getattr(loc, name))
+    assert d.n_candidates == int(loc.mask.sum())
+    assert d.boundary is not None and d.optimum is not None
+    np.testing.assert_allclose(d.boundary, BOUNDARY)
+    assert (d.optimum.precision, d.optimum.recall) == pytest.approx((27 / 40, 1.0))
+    assert loc.contains(d.optimum.precision, d.optimum.recall)
+    # a prebuilt grid: without points nothing to mark; beta taken from the grid
+    bare = LocalizationDisplay.from_localization(loc)
+    assert bare.localization is loc and bare.boundary is None and bare.optimum is None
+    assert LocalizationDisplay.from_points(points, grid=6, mark_optimum=False).optimum is None
+    with pytest.raises(ValueError, match=r"beta=2\.0"):
+        LocalizationDisplay.from_localization(loc, points, beta=2.0)
+    with pytest.raises(TypeError, match="localization must be a LocalizeResult"):
+        LocalizationDisplay.from_localization(loc.spread)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="grid must be >= 1"):
+        LocalizationDisplay.from_points(points, grid=0)
+
+
+def test_diagnostic_displays_draw_on_agg(points: Any) -> None:
+    assert matplotlib.get_backend().lower() == "agg"
+    cp = ClassPointsDisplay.from_points(points)
+    drawn = cp.plot()
+    assert cp.ax_ is None and drawn.figure_ is drawn.ax_.figure
+    hulls = [ln for ln in drawn.ax_.get_lines() if _label(ln).startswith("class ")]
+    np.testing.assert_allclose(_xy(hulls[1]), np.column_stack((cp.hull_p[1], cp.hull_r[1])))
+    with pytest.raises(attrs.exceptions.FrozenInstanceError):
+        cp.why = "changed"  # type: ignore[misc]
+
+    dd = DomainDisplay.from_points(points, n_angles=5)
+    fig = dd.plot(zoom=True).figure_
+    assert len(fig.axes) == 2
+    lines = _lines_by_label(fig)
+    np.testing.assert_allclose(_xy(lines["upper-right boundary of conv D (exact)"]), dd.boundary)
+    x0, x1, _, _ = dd.zoom_window
+    assert fig.axes[1].get_xlim() == pytest.approx((x0, x1))
+    with pytest.raises(TypeError, match="zoom"):
+        dd.plot(zoom="yes")  # type: ignore[arg-type]
+
+    # several displays on the axes of one figure, as scikit-learn's displays
+    fig, (ax_a, ax_b) = plt.subplots(1, 2)
+    av = ArgVDisplay.from_points(points).plot(ax=ax_b, title="ArgV")
+    assert av.ax_ is ax_b and av.figure_ is fig and ax_b.get_title() == "ArgV"
+    steps = _xy(ax_b.get_lines()[1])
+    np.testing.assert_allclose(steps, np.column_stack((av.phi, av.argv)))
+    loc = LocalizationDisplay.from_points(points, grid=6).plot(ax=ax_a)
+    assert loc.ax_ is ax_a and loc.figure_ is fig
+    mesh = next(c for c in ax_a.collections if isinstance(c, QuadMesh))
+    np.testing.assert_allclose(
+        np.asarray(mesh.get_array()).reshape(6, 6), loc.localization.spread.T
+    )
+    assert ax_a.get_legend() is not None
+
+
+def test_forced_zoom_stays_a_quarter_of_d() -> None:
+    rng = np.random.default_rng(0)
+    y = (rng.random((300, 25)) < 0.2).astype(np.uint8)
+    y[0] = 1
+    s = y * 1.2 + rng.normal(0, 1, y.shape)
+    d = DomainDisplay.from_points(class_points(s, y))
+    # the domain lower bound lies far from the optimum here: no zoom suggested, and a
+    # zoom asked for is a square a quarter of the full view across, centred on the optimum
+    assert not d.zoom_suggested
+    x0, x1, y0, y1 = d.zoom_window
+    full = d.full_window
+    extent = max(full[1] - full[0], full[3] - full[2])
+    assert x1 - x0 == pytest.approx(0.25 * extent) == y1 - y0
+    assert ((x0 + x1) / 2, (y0 + y1) / 2) == pytest.approx((d.optimum.precision, d.optimum.recall))
+
+
+def test_diagnostic_displays_compute_without_matplotlib(
+    points: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in [n for n in sys.modules if n == "matplotlib" or n.startswith("matplotlib.")]:
+        monkeypatch.setitem(sys.modules, name, None)
+    assert ClassPointsDisplay.from_points(points).chosen_p is not None
+    assert DomainDisplay.from_points(points, n_angles=5).sample_p.size == 36
+    assert ArgVDisplay.from_points(points).n_jumps == 2
+    assert LocalizationDisplay.from_points(points, grid=4).optimum is not None
+    with pytest.raises(ImportError, match="pip install matplotlib"):
+        ArgVDisplay.from_points(points).plot()

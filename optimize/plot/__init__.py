@@ -7,7 +7,11 @@ threshold), :class:`FThresholdDisplay` (F against threshold), :class:`ConfusionM
 (multiclass heat map) and :class:`FoldScoresDisplay` (cross-validation folds).
 
 The research figures below are grouped, with plain-language captions, in
-:mod:`fmacro.optimize.plot.diagnostics`. Every plot function returns a
+:mod:`fmacro.optimize.plot.diagnostics`, each in the same pattern too
+(:class:`ClassPointsDisplay`, :class:`DomainDisplay`, :class:`ArgVDisplay`,
+:class:`LocalizationDisplay`: ``from_points``/``from_scores`` compute the arrays drawn,
+``plot`` draws them); each ``plot_*`` function is ``...Display.from_points(...).plot(...)``
+returning the figure. Every plot function returns a
 :class:`matplotlib.figure.Figure` (it never calls ``plt.show``) and accepts either
 ``scores`` and ``labels`` or prebuilt ``points=`` (a
 :class:`~fmacro.optimize.ClassPoints`), like the optimization functions, plus ``beta``.
@@ -50,24 +54,28 @@ Examples
 
 from fmacro.optimize.plot import diagnostics as diagnostics
 from fmacro.optimize.plot._common import INSTALL_HINT as INSTALL_HINT
-from fmacro.optimize.plot.argv import plot_argv
+from fmacro.optimize.plot.argv import ArgVDisplay, plot_argv
 from fmacro.optimize.plot.displays import (
     ConfusionMatrixDisplay,
     FoldScoresDisplay,
     FThresholdDisplay,
     PrecisionRecallDisplay,
 )
-from fmacro.optimize.plot.domain import plot_domain
+from fmacro.optimize.plot.domain import DomainDisplay, plot_domain
 from fmacro.optimize.plot.folds import plot_fold_scores
-from fmacro.optimize.plot.localization import plot_localization
-from fmacro.optimize.plot.points import plot_class_points
+from fmacro.optimize.plot.localization import LocalizationDisplay, plot_localization
+from fmacro.optimize.plot.points import ClassPointsDisplay, plot_class_points
 from fmacro.optimize.plot.save import PLOT_FILES as PLOT_FILES
 from fmacro.optimize.plot.save import save_threshold_plots
 
 __all__ = [
+    "ArgVDisplay",
+    "ClassPointsDisplay",
     "ConfusionMatrixDisplay",
+    "DomainDisplay",
     "FThresholdDisplay",
     "FoldScoresDisplay",
+    "LocalizationDisplay",
     "PrecisionRecallDisplay",
     "diagnostics",
     "plot_argv",

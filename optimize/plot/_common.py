@@ -6,8 +6,9 @@ import math
 import os
 import sys
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
+import attrs
 import numpy as np
 from numpy.typing import NDArray
 
@@ -25,6 +26,21 @@ _P_LABEL = "macro precision P"
 _R_LABEL = "macro recall R"
 # colour of the F-macro optimum
 _C_OPT = "#2ca02c"
+
+
+_Display = TypeVar("_Display")
+
+
+def _ro(values: Any, dtype: Any = np.float64) -> NDArray[Any]:
+    """A read-only copy of ``values`` (displays are frozen, and so are their arrays)."""
+    arr = np.array(values, dtype=dtype)
+    arr.flags.writeable = False
+    return arr
+
+
+def _done(display: _Display, ax: Any, fig: Any) -> _Display:
+    """A copy of ``display`` with ``ax_`` and ``figure_`` set (displays are frozen)."""
+    return attrs.evolve(display, ax_=ax, figure_=fig)  # type: ignore[misc]
 
 
 def _headless() -> bool:

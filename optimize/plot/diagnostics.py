@@ -5,6 +5,11 @@ dissertation's figures); for the thresholds themselves see the displays of
 :mod:`fmacro.optimize.plot.displays` (precision-recall curves, F against threshold).
 :data:`CAPTIONS` holds one plain-language caption per figure; :func:`save_captioned` saves
 a figure with its caption underneath (``fmacro thresholds --plot DIR`` does).
+
+Each figure is a display in scikit-learn's pattern (:class:`ClassPointsDisplay`,
+:class:`DomainDisplay`, :class:`ArgVDisplay`, :class:`LocalizationDisplay`): ``from_points``
+computes the arrays drawn (testable without matplotlib), ``plot(ax=None)`` draws them; the
+``plot_*`` functions do both and return the figure.
 """
 
 from __future__ import annotations
@@ -14,13 +19,17 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any
 
-from fmacro.optimize.plot.argv import plot_argv
-from fmacro.optimize.plot.domain import plot_domain
-from fmacro.optimize.plot.localization import plot_localization
-from fmacro.optimize.plot.points import plot_class_points
+from fmacro.optimize.plot.argv import ArgVDisplay, plot_argv
+from fmacro.optimize.plot.domain import DomainDisplay, plot_domain
+from fmacro.optimize.plot.localization import LocalizationDisplay, plot_localization
+from fmacro.optimize.plot.points import ClassPointsDisplay, plot_class_points
 
 __all__ = [
     "CAPTIONS",
+    "ArgVDisplay",
+    "ClassPointsDisplay",
+    "DomainDisplay",
+    "LocalizationDisplay",
     "plot_argv",
     "plot_class_points",
     "plot_domain",

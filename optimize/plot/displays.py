@@ -17,13 +17,13 @@ scikit-learn's displays do.
 from __future__ import annotations
 
 import math
-from typing import Any, TypeVar
+from typing import Any
 
 import attrs
 import numpy as np
 from numpy.typing import NDArray
 
-from fmacro.optimize.plot._common import _figure_axes
+from fmacro.optimize.plot._common import _done, _figure_axes, _ro
 from fmacro.optimize.search.points import ClassPoints, class_points
 from fmacro.optimize.search.result import ThresholdResult
 from fmacro.validation.checks import check_beta
@@ -35,12 +35,6 @@ __all__ = [
     "FoldScoresDisplay",
     "PrecisionRecallDisplay",
 ]
-
-
-def _ro(values: Any, dtype: Any = np.float64) -> NDArray[Any]:
-    arr = np.array(values, dtype=dtype)
-    arr.flags.writeable = False
-    return arr
 
 
 @attrs.frozen(eq=False)
@@ -123,14 +117,6 @@ def _curve_from_scores(
     # the cut predicting exactly the objects with score >= threshold
     cut = int(np.count_nonzero(curve.thresholds >= float(threshold))) - 1
     return attrs.evolve(curve, chosen=max(cut, 0))
-
-
-_Display = TypeVar("_Display")
-
-
-def _done(display: _Display, ax: Any, fig: Any) -> _Display:
-    """A copy of ``display`` with ``ax_`` and ``figure_`` set (displays are frozen)."""
-    return attrs.evolve(display, ax_=ax, figure_=fig)  # type: ignore[misc]
 
 
 @attrs.frozen(eq=False)
