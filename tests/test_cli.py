@@ -38,8 +38,11 @@ def test_evaluate_json_matches_validation(capsys: pytest.CaptureFixture[str]) ->
     ) as p:
         e, pr = read_prediction_pairs(p)
     v = MultiFValidation.from_predictions(e, pr, beta=2.0)
-    assert payload["f_macro"] == pytest.approx(v.f_macro)
+    assert payload["averages"]["f_macro"]["f"] == pytest.approx(v.f_macro)
     assert payload["kind"] == "multiclass" and payload["beta"] == 2.0
+    # one schema for every kind (validation.tables): the confusion matrix for multiclass
+    assert payload["confusion_matrix"] == v.confusion.matrix.tolist()
+    assert payload["classes"] == [str(c) for c in v.classes]
 
 
 def test_evaluate_files_of_each_kind(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -50,7 +53,8 @@ def test_evaluate_files_of_each_kind(tmp_path: Path, capsys: pytest.CaptureFixtu
     )
     payload = json.loads(out)
     assert code == 0 and payload["kind"] == "binary"
-    assert payload["tp"] == 2 and payload["fp"] == 1 and payload["fn"] == 1
+    (row,) = payload["per_class"]
+    assert row["tp"] == 2 and row["fp"] == 1 and row["fn"] == 1
     np.save(tmp_path / "Y.npy", np.array([[1, 0, 1], [0, 1, 0]]))
     np.save(tmp_path / "P.npy", np.array([[1, 0, 0], [0, 1, 1]]))
     code, out, _ = run(
@@ -58,7 +62,7 @@ def test_evaluate_files_of_each_kind(tmp_path: Path, capsys: pytest.CaptureFixtu
     )
     payload = json.loads(out)
     assert code == 0 and payload["kind"] == "multilabel"
-    assert payload["micro_f"] == pytest.approx(2 / 3)
+    assert payload["averages"]["micro"]["f"] == pytest.approx(2 / 3)
     (tmp_path / "a.tsv").write_text("cat\ndog\n")
     (tmp_path / "b.tsv").write_text("cat\ncat\n")
     code, out, _ = run(capsys, "evaluate", str(tmp_path / "a.tsv"), str(tmp_path / "b.tsv"))

@@ -192,13 +192,15 @@ def test_odd_files_give_scikit_learns_numbers(tmp_path: Path, case: str) -> None
     assert run.returncode == 0, run.stderr
     payload = json.loads(run.stdout)
     if payload["kind"] == "binary":  # labels 0/1, positive 1
-        assert payload["f1"] == pytest.approx(f1_score(y_true, y_pred, zero_division=0))
-        assert payload["tp"] + payload["tn"] == round(
+        assert payload["per_class"][0]["f"] == pytest.approx(
+            f1_score(y_true, y_pred, zero_division=0)
+        )
+        assert payload["per_class"][0]["tp"] + payload["measures"]["tn"] == round(
             accuracy_score(y_true, y_pred, normalize=False)
         )
         return
-    assert payload["accuracy"] == pytest.approx(accuracy_score(y_true, y_pred))
-    assert payload["macro_f"] == pytest.approx(
+    assert payload["measures"]["accuracy"] == pytest.approx(accuracy_score(y_true, y_pred))
+    assert payload["averages"]["macro"]["f"] == pytest.approx(
         f1_score(y_true, y_pred, average="macro", zero_division=0)
     )
     assert sorted(payload["classes"]) == sorted({str(v) for v in [*y_true, *y_pred]})
@@ -217,7 +219,7 @@ def test_indicator_matrix_delimiters(tmp_path: Path, name: str, sep: str) -> Non
     assert run.returncode == 0, run.stderr
     payload = json.loads(run.stdout)
     assert payload["kind"] == "multilabel"
-    assert payload["micro_f"] == pytest.approx(f1_score(y, p, average="micro"))
+    assert payload["averages"]["micro"]["f"] == pytest.approx(f1_score(y, p, average="micro"))
 
 
 def test_positive_for_string_labels_and_npz_pipeline(tmp_path: Path) -> None:
@@ -227,7 +229,7 @@ def test_positive_for_string_labels_and_npz_pipeline(tmp_path: Path) -> None:
     assert run.returncode == 0, run.stderr
     payload = json.loads(run.stdout)
     want = f1_score(["yes", "no", "yes", "yes"], ["yes", "yes", "no", "yes"], pos_label="yes")
-    assert payload["kind"] == "binary" and payload["f1"] == pytest.approx(want)
+    assert payload["kind"] == "binary" and payload["per_class"][0]["f"] == pytest.approx(want)
     # 'fmacro apply -o pred.npz' then 'fmacro evaluate test.npz pred.npz' (documented pipeline).
     y = np.array([[1, 0], [0, 1], [1, 1]], dtype=np.uint8)
     pred = np.array([[1, 0], [1, 1], [0, 1]], dtype=np.uint8)
@@ -236,7 +238,7 @@ def test_positive_for_string_labels_and_npz_pipeline(tmp_path: Path) -> None:
     for argv in (["test.npz", "pred.npz"], ["pred.npz"]):
         run = fmacro(tmp_path, "evaluate", "--json", *argv)
         assert run.returncode == 0, run.stderr
-        assert json.loads(run.stdout)["micro_f"] == pytest.approx(
+        assert json.loads(run.stdout)["averages"]["micro"]["f"] == pytest.approx(
             f1_score(y, pred, average="micro")
         )
 

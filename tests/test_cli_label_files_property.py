@@ -80,16 +80,16 @@ def evaluate(tmp: Path, *argv: str) -> dict[str, Any]:
 
 def check(payload: dict[str, Any], y_true: list[Any], y_pred: list[Any]) -> None:
     if payload["kind"] == "binary":
-        assert payload["f1"] == f1_score(y_true, y_pred, zero_division=0)
-        assert payload["accuracy"] == accuracy_score(y_true, y_pred)
+        assert payload["per_class"][0]["f"] == f1_score(y_true, y_pred, zero_division=0)
+        assert payload["measures"]["accuracy"] == accuracy_score(y_true, y_pred)
         return
     assert payload["kind"] == "multiclass"
     # As text for scikit-learn, which reads Python ints beyond int64 as floats: the same
     # partition into classes, so the same accuracy and macro-F.
     y_true, y_pred = [str(v) for v in y_true], [str(v) for v in y_pred]
-    assert payload["accuracy"] == accuracy_score(y_true, y_pred)
+    assert payload["measures"]["accuracy"] == accuracy_score(y_true, y_pred)
     want = f1_score(y_true, y_pred, average="macro", zero_division=0)
-    assert abs(payload["macro_f"] - want) < 1e-12
+    assert abs(payload["averages"]["macro"]["f"] - want) < 1e-12
     assert sorted(payload["classes"]) == sorted({str(v) for v in [*y_true, *y_pred]})
 
 

@@ -155,13 +155,15 @@ def test_values_of_the_options(outputs: dict[str, tuple[int, str, Path]]) -> Non
     e, p = [0, 1, 2, 2, 1], [0, 2, 2, 2, 0]
     got = payload(RUNS[0])
     assert got["beta"] == 2.0 and got["zero_division"] == 1.0
-    assert got["macro_f"] == pytest.approx(
+    assert got["averages"]["macro"]["f"] == pytest.approx(
         fbeta_score(e, p, beta=2, average="macro", zero_division=1)
     )
     got = payload(RUNS[2])
     want = f1_score(["yes", "no", "no", "yes"], ["no", "no", "yes", "yes"], pos_label="no")
-    assert got["kind"] == "binary" and got["positive"] == "no" and got["f1"] == pytest.approx(want)
-    assert payload(RUNS[3])["accuracy"] == 0.5 and payload(RUNS[4])["accuracy"] == 2 / 3
+    assert got["kind"] == "binary" and got["classes"] == ["no"]
+    assert got["per_class"][0]["f"] == pytest.approx(want)
+    assert payload(RUNS[3])["measures"]["accuracy"] == 0.5
+    assert payload(RUNS[4])["measures"]["accuracy"] == 2 / 3
     (row,) = payload(RUNS[5])["results"]
     assert row["status"] == "optimal"
     assert row["f_macro"] == pytest.approx(optimize.exact(SCORES[:20], LABELS[:20]).f)

@@ -221,7 +221,7 @@ def _run_evaluate(args: argparse.Namespace) -> int:
         positive=_positive_label(args.positive, expected) if kind == "binary" else 1,
     )
     if args.json:
-        print(dump_json({"source": title, **v.summary()}))
+        print(json.dumps({"source": title, **v.to_dict()}, indent=2))
     else:
         print(f"# {title}")
         print(v.report())
