@@ -17,7 +17,7 @@ scikit-learn's displays do.
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, TypeVar
 
 import attrs
 import numpy as np
@@ -119,8 +119,49 @@ def _curve_from_scores(
     return attrs.evolve(curve, chosen=max(cut, 0))
 
 
+_CurveDisplay = TypeVar("_CurveDisplay", bound="_FromClassCurve")
+
+
+class _FromClassCurve:
+    """``from_result`` / ``from_scores`` of the one-class curve displays (built by ``_of``)."""
+
+    @classmethod
+    def _of(cls: type[_CurveDisplay], c: _ClassCurve) -> _CurveDisplay:
+        raise NotImplementedError
+
+    @classmethod
+    def from_result(
+        cls: type[_CurveDisplay],
+        result: ThresholdResult,
+        points: ClassPoints,
+        column: int = 0,
+        *,
+        name: str | None = None,
+    ) -> _CurveDisplay:
+        """The curve of class ``column`` (an original column index) at ``result``'s cut."""
+        return cls._of(_curve_from_result(result, points, column, name))
+
+    @classmethod
+    def from_scores(
+        cls: type[_CurveDisplay],
+        scores: Any,
+        labels: Any,
+        column: int = 0,
+        *,
+        threshold: float | None = None,
+        beta: float = 1.0,
+        name: str | None = None,
+    ) -> _CurveDisplay:
+        """The curve of one column of ``scores``/``labels`` (1-D: that ranking).
+
+        The operating point is ``score >= threshold``; ``None`` takes the class's own
+        F_beta-optimal cut.
+        """
+        return cls._of(_curve_from_scores(scores, labels, column, threshold, beta, name))
+
+
 @attrs.frozen(eq=False)
-class PrecisionRecallDisplay:
+class PrecisionRecallDisplay(_FromClassCurve):
     """One class's precision-recall curve and the chosen operating point.
 
     Attributes
@@ -158,36 +199,6 @@ class PrecisionRecallDisplay:
     def _of(cls, c: _ClassCurve) -> PrecisionRecallDisplay:
         return cls(c.precision, c.recall, c.thresholds, c.chosen, c.name, c.beta, c.support)
 
-    @classmethod
-    def from_result(
-        cls,
-        result: ThresholdResult,
-        points: ClassPoints,
-        column: int = 0,
-        *,
-        name: str | None = None,
-    ) -> PrecisionRecallDisplay:
-        """The curve of class ``column`` (an original column index) at ``result``'s cut."""
-        return cls._of(_curve_from_result(result, points, column, name))
-
-    @classmethod
-    def from_scores(
-        cls,
-        scores: Any,
-        labels: Any,
-        column: int = 0,
-        *,
-        threshold: float | None = None,
-        beta: float = 1.0,
-        name: str | None = None,
-    ) -> PrecisionRecallDisplay:
-        """The curve of one column of ``scores``/``labels`` (1-D: that ranking).
-
-        The operating point is ``score >= threshold``; ``None`` takes the class's own
-        F_beta-optimal cut.
-        """
-        return cls._of(_curve_from_scores(scores, labels, column, threshold, beta, name))
-
     def plot(self, ax: Any = None, *, name: str | None = None) -> PrecisionRecallDisplay:
         """Draw the curve (a step per cut) and the operating point; returns the display."""
         fig, ax = _figure_axes(ax, (6.0, 5.0))
@@ -214,7 +225,7 @@ class PrecisionRecallDisplay:
 
 
 @attrs.frozen(eq=False)
-class FThresholdDisplay:
+class FThresholdDisplay(_FromClassCurve):
     """One class's F_beta against the threshold, with the chosen threshold.
 
     Attributes
@@ -248,32 +259,6 @@ class FThresholdDisplay:
             c.name,
             c.beta,
         )
-
-    @classmethod
-    def from_result(
-        cls,
-        result: ThresholdResult,
-        points: ClassPoints,
-        column: int = 0,
-        *,
-        name: str | None = None,
-    ) -> FThresholdDisplay:
-        """F_beta of class ``column`` against its threshold, ``result``'s threshold marked."""
-        return cls._of(_curve_from_result(result, points, column, name))
-
-    @classmethod
-    def from_scores(
-        cls,
-        scores: Any,
-        labels: Any,
-        column: int = 0,
-        *,
-        threshold: float | None = None,
-        beta: float = 1.0,
-        name: str | None = None,
-    ) -> FThresholdDisplay:
-        """As :meth:`PrecisionRecallDisplay.from_scores`."""
-        return cls._of(_curve_from_scores(scores, labels, column, threshold, beta, name))
 
     def plot(self, ax: Any = None) -> FThresholdDisplay:
         """Draw F against the threshold and the chosen threshold; returns the display."""
