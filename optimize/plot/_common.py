@@ -16,6 +16,8 @@ if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
+    from fmacro.optimize.search.points import ClassPoints
+
 # fmacro is not on a package index yet, so "pip install fmacro[plot]" fails for an
 # installed wheel: name the package itself.
 INSTALL_HINT = (
@@ -80,6 +82,15 @@ def _figure_axes(ax: Axes | None, figsize: tuple[float, float]) -> tuple[Figure,
     while not isinstance(owner, _Figure):  # a SubFigure: return the figure holding it
         owner = owner.figure
     return owner, ax
+
+
+def _given_points(points: Any, zero_division: float | None) -> ClassPoints:
+    """The class points a display is computed from (``zero_division`` must match theirs)."""
+    from fmacro.optimize.search.points import as_points
+
+    if points is None:
+        raise TypeError("points must be a ClassPoints, got NoneType")
+    return as_points(None, None, points, zero_division=zero_division)
 
 
 def _check_int(value: object, name: str, minimum: int) -> int:

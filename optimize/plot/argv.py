@@ -9,7 +9,15 @@ import attrs
 import numpy as np
 from numpy.typing import NDArray
 
-from fmacro.optimize.plot._common import _C_OPT, _beta_text, _done, _figure_axes, _fmt, _ro
+from fmacro.optimize.plot._common import (
+    _C_OPT,
+    _beta_text,
+    _done,
+    _figure_axes,
+    _fmt,
+    _given_points,
+    _ro,
+)
 from fmacro.optimize.search.fixed_point import argv_curve, fixed_point
 from fmacro.optimize.search.hull import class_hulls, edge_sweep
 from fmacro.optimize.search.points import ClassPoints, as_points
@@ -78,9 +86,7 @@ class ArgVDisplay:
     ) -> ArgVDisplay:
         """ArgV of the class points (``zero_division`` must match the points' if given)."""
         b = check_beta(beta)
-        if points is None:
-            raise TypeError("points must be a ClassPoints, got NoneType")
-        pts = as_points(None, None, points, zero_division=zero_division)
+        pts = _given_points(points, zero_division)
         zd = pts.zero_division
         sweep = edge_sweep(class_hulls(pts))
         ends = np.asarray(sweep.group_end)

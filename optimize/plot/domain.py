@@ -18,6 +18,7 @@ from fmacro.optimize.plot._common import (
     _done,
     _figure_axes,
     _fmt,
+    _given_points,
     _level_curve,
     _pr_axes,
     _pyplot,
@@ -169,9 +170,7 @@ class DomainDisplay:
         angles = _check_int(n_angles, "n_angles", 3)
         n_draw = _check_int(n_samples, "n_samples", 1)
         extra = _check_results(results)
-        if points is None:
-            raise TypeError("points must be a ClassPoints, got NoneType")
-        pts = as_points(None, None, points, zero_division=zero_division)
+        pts = _given_points(points, zero_division)
         zd = pts.zero_division
         opt = fixed_point(points=pts, beta=b, zero_division=zd)
         support = domain(points=pts, beta=b, zero_division=zd, n_angles=angles)

@@ -18,6 +18,7 @@ from fmacro.optimize.plot._common import (
     _done,
     _figure_axes,
     _fmt,
+    _given_points,
     _ro,
 )
 from fmacro.optimize.search.domain import domain
@@ -120,9 +121,7 @@ class LocalizationDisplay:
     ) -> LocalizationDisplay:
         """:func:`~fmacro.optimize.localize` on ``grid`` x ``grid`` cells of the points."""
         b = check_beta(beta)
-        if points is None:
-            raise TypeError("points must be a ClassPoints, got NoneType")
-        pts = as_points(None, None, points, zero_division=zero_division)
+        pts = _given_points(points, zero_division)
         cells = _check_int(grid, "grid", 1)
         loc = localize(points=pts, beta=b, zero_division=pts.zero_division, grid=cells)
         return cls.from_localization(loc, pts, mark_optimum=mark_optimum)

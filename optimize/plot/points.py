@@ -14,6 +14,7 @@ from fmacro.optimize.plot._common import (
     _check_int,
     _done,
     _figure_axes,
+    _given_points,
     _pr_axes,
     _pyplot,
     _ro,
@@ -124,9 +125,7 @@ class ClassPointsDisplay:
     ) -> ClassPointsDisplay:
         """Compute what :func:`plot_class_points` draws (parameters as there)."""
         b = check_beta(beta)
-        if points is None:
-            raise TypeError("points must be a ClassPoints, got NoneType")
-        pts = as_points(None, None, points, zero_division=zero_division)
+        pts = _given_points(points, zero_division)
         chosen, why = _chosen_classes(pts, classes, max_classes, seed)
         hulls = class_hulls(pts)
         prec = np.asarray(pts.precision)
