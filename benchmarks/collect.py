@@ -21,6 +21,7 @@ PARTS = (
     "startup",
     "weights",
     "many_classes",
+    "layouts",
     "fdelta",
     "dask",
 )
