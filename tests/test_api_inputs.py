@@ -337,3 +337,24 @@ def test_parallel_kernels_from_several_threads_agree() -> None:
         results = set(pool.map(job, range(8)))
     assert results == {job(0)}
     assert job(0)[1] == pytest.approx(f1_score(Y, Y[::-1], average="micro"))
+
+
+def test_weighted_parallel_kernels_from_several_threads_agree() -> None:
+    # the weighted kernels are parallel too and must take the same one-at-a-time path
+    rng = np.random.default_rng(4)
+    e, p = rng.integers(0, 2, _N_BIG), rng.integers(0, 2, _N_BIG)
+    w = rng.random(_N_BIG)
+    Y = rng.integers(0, 2, (_N_BIG // 8, 8)).astype(np.uint8)
+    wy = rng.random(_N_BIG // 8)
+
+    def job(_: int) -> tuple[float, float]:
+        return (
+            BinFValidation.from_predictions(e, p, sample_weight=w).f1,
+            MultiLabelFValidation.from_predictions(Y, Y[::-1], sample_weight=wy).micro_f,
+        )
+
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        results = list(pool.map(job, range(8)))
+    assert all(r == pytest.approx(results[0]) for r in results)
+    assert results[0][0] == pytest.approx(f1_score(e, p, sample_weight=w))
+    assert results[0][1] == pytest.approx(f1_score(Y, Y[::-1], average="micro", sample_weight=wy))

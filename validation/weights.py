@@ -7,8 +7,8 @@ measure is the same function of the counts, so weighted precision, recall and F 
 with scikit-learn's ``precision_recall_fscore_support(..., sample_weight=w)``.
 
 The unweighted counting kernels are not slowed by this: weights take their own path,
-small numba loops (binary, dense multi-label), a weighted ``bincount`` (multiclass) and
-sparse matrix-vector products (CSR multi-label).
+numba loops (``_kernels.weighted``: binary, dense multi-label), a weighted ``bincount``
+(multiclass) and sparse matrix-vector products (CSR multi-label).
 """
 
 from __future__ import annotations
@@ -16,11 +16,10 @@ from __future__ import annotations
 import math
 from typing import Any
 
-import numba
 import numpy as np
 from numpy.typing import NDArray
 
-from fmacro.validation._kernels._common import _PRANGE_ONLY, _n_chunks, _parallel
+from fmacro.validation import _kernels
 from fmacro.validation.checks import is_sparse
 
 __all__ = [
@@ -71,34 +70,6 @@ def check_sample_weight(sample_weight: Any, n_samples: int) -> NDArray[np.float6
     return weights
 
 
-@numba.njit(inline="always")
-def _outcome_sums(e: Any, p: Any, w: Any, positive: Any) -> Any:
-    # One add per sample into the slot of its outcome (2 * expected + predicted): a
-    # single stream of additions instead of four multiply-adds.
-    sums = np.zeros(4)
-    for i in range(w.size):
-        sums[2 * (e[i] == positive) + (p[i] == positive)] += w[i]
-    return sums
-
-
-@numba.njit(cache=True)
-def _outcome_sums_serial(e: Any, p: Any, w: Any, positive: Any) -> Any:  # pragma: no cover
-    return _outcome_sums(e, p, w, positive).reshape(1, 4)
-
-
-@numba.njit(cache=True, parallel=_PRANGE_ONLY)
-def _outcome_sums_parallel(
-    e: Any, p: Any, w: Any, positive: Any, n_chunks: int
-) -> Any:  # pragma: no cover - compiled
-    n = w.size
-    out = np.zeros((n_chunks, 4))
-    for c in numba.prange(n_chunks):
-        lo = c * n // n_chunks
-        hi = (c + 1) * n // n_chunks
-        out[c] = _outcome_sums(e[lo:hi], p[lo:hi], w[lo:hi], positive)
-    return out
-
-
 def weighted_binary_counts(
     expected: NDArray[Any], predicted: NDArray[Any], weights: NDArray[np.float64], positive: Any
 ) -> tuple[float, float, float, float]:
@@ -111,12 +82,7 @@ def weighted_binary_counts(
         e, p, pos = expected, predicted, positive
     else:
         e, p, pos = np.asarray(expected == positive), np.asarray(predicted == positive), True
-    n = weights.size
-    if _parallel(n, None):
-        per_chunk = _outcome_sums_parallel(e, p, weights, pos, _n_chunks(n))
-    else:
-        per_chunk = _outcome_sums_serial(e, p, weights, pos)
-    tn, fp, fn, tp = (float(x) for x in per_chunk.sum(axis=0))
+    tn, fp, fn, tp = (float(x) for x in _kernels.weighted_outcome_sums(e, p, weights, pos))
     return tp, fp, fn, tn
 
 
@@ -148,38 +114,7 @@ def weighted_label_counts(
             np.asarray(predicted.T @ weights, dtype=np.float64).reshape(-1),
             float(weights.sum()),
         )
-    n = expected.shape[0]
-    chunks = _n_chunks(expected.size) if _parallel(expected.size, None) else 1
-    per_chunk = _dense_label_sums(
-        np.ascontiguousarray(expected), np.ascontiguousarray(predicted), weights, min(chunks, n)
+    tp, true, pred = _kernels.weighted_label_sums(
+        np.ascontiguousarray(expected), np.ascontiguousarray(predicted), weights
     )
-    tp, true, pred = per_chunk.sum(axis=0)
     return tp, true, pred, float(weights.sum())
-
-
-@numba.njit(cache=True, parallel=_PRANGE_ONLY)
-def _dense_label_sums(
-    e: Any, p: Any, w: NDArray[np.float64], n_chunks: int
-) -> NDArray[np.float64]:  # pragma: no cover - compiled
-    """Per row chunk: weighted (tp, true, predicted) of every label, shape (chunks, 3, L).
-
-    Indicator matrices are mostly zeros, so the branch on "either is set" is predictable
-    and the adds are few.
-    """
-    n_rows, n_labels = e.shape
-    out = np.zeros((n_chunks, 3, n_labels))
-    for c in numba.prange(n_chunks):
-        acc = out[c]
-        for i in range(c * n_rows // n_chunks, (c + 1) * n_rows // n_chunks):
-            wi = w[i]
-            for j in range(n_labels):
-                a = e[i, j] != 0
-                b = p[i, j] != 0
-                if a or b:
-                    if a and b:
-                        acc[0, j] += wi
-                    if a:
-                        acc[1, j] += wi
-                    if b:
-                        acc[2, j] += wi
-    return out

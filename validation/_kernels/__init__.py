@@ -78,6 +78,7 @@ from fmacro.validation._kernels.predict import (
     confusion_counts_predict,
     multilabel_counts_predict,
 )
+from fmacro.validation._kernels.weighted import weighted_label_sums, weighted_outcome_sums
 
 __all__ = [
     "SERIAL_BELOW",
@@ -89,4 +90,6 @@ __all__ = [
     "multilabel_counts_csr",
     "multilabel_counts_dense",
     "multilabel_counts_predict",
+    "weighted_label_sums",
+    "weighted_outcome_sums",
 ]
