@@ -43,6 +43,8 @@ __all__ = [
     "ConfusionMatrix",
     "Count",
     "Counts",
+    "count_array",
+    "count_scalar",
     "frozen_array",
     "frozen_counts",
     "sum_start",
@@ -125,55 +127,46 @@ class Counts:
         return any(isinstance(v, float) for v in (self.tp, self.fp, self.fn, self.tn))
 
 
-def _count_array(value: ArrayLike, what: str) -> NDArray[Any]:
-    """A read-only int64 (counts) or float64 (weighted counts) copy, checked."""
-    arr = np.asarray(value)
-    if arr.size == 0 or np.issubdtype(arr.dtype, np.integer):
-        if arr.size and arr.dtype.kind == "u" and arr.max() > np.iinfo(np.int64).max:
-            raise ValueError(f"{what} must fit in int64, got values up to {arr.max()}")
-        dtype: Any = np.int64
-    elif np.issubdtype(arr.dtype, np.floating):
-        if not np.isfinite(arr).all():
-            raise ValueError(f"weighted {what} must be finite")
-        dtype = np.float64
-    else:
-        raise TypeError(
-            f"{what} must be integers (or floats, when weighted), got dtype {arr.dtype}"
-        )
-    if arr.size and arr.min() < 0:
-        raise ValueError(f"{what} must be non-negative")
-    return frozen_array(arr, dtype)
-
-
-def _as_count_scalar(value: Any) -> Count:
-    return float(value) if isinstance(value, (float, np.floating)) else int(value)
-
-
-def frozen_counts(value: ArrayLike, what: str, *, ndim: int | None = None) -> NDArray[np.int64]:
-    """A read-only int64 copy of integer counts, refusing negatives and overflow.
+def count_array(
+    value: ArrayLike, what: str, *, ndim: int | None = None, weighted: bool = True
+) -> NDArray[Any]:
+    """A read-only int64 copy of counts, or float64 of weighted ones (``weighted=True``).
 
     The checks run on the values as given, before the cast: an unsigned count above
-    2**63 - 1 (which int64 would wrap to a negative number) is refused, as are negative
-    counts, non-integer dtypes and other shapes than ``ndim`` dimensions.
+    2**63 - 1 (which int64 would wrap to a negative number) is refused, as are negative,
+    NaN or infinite counts, other dtypes and other shapes than ``ndim`` dimensions.
     """
     arr = np.asarray(value)
     if ndim is not None and arr.ndim != ndim:
         raise ValueError(f"{what} must be {ndim}-D, got shape {arr.shape}")
-    if arr.size and not np.issubdtype(arr.dtype, np.integer):
-        raise TypeError(f"{what} must be integers, got dtype {arr.dtype}")
-    if arr.size:
-        if arr.min() < 0:
-            raise ValueError(f"{what} must be non-negative, found {arr.min()}")
-        if arr.max() > np.iinfo(np.int64).max:
+    if arr.size == 0 or np.issubdtype(arr.dtype, np.integer):
+        if arr.size and arr.max() > np.iinfo(np.int64).max:
             raise ValueError(f"{what} must fit in int64 (at most 2**63 - 1), found {arr.max()}")
-    return frozen_array(arr, np.int64)
+        dtype: Any = np.int64
+    elif weighted and np.issubdtype(arr.dtype, np.floating):
+        if not np.isfinite(arr).all():
+            raise ValueError(f"weighted {what} must be finite")
+        dtype = np.float64
+    else:
+        kinds = "integers (or floats, when weighted)" if weighted else "integers"
+        raise TypeError(f"{what} must be {kinds}, got dtype {arr.dtype}")
+    if arr.size and arr.min() < 0:
+        raise ValueError(f"{what} must be non-negative, found {arr.min()}")
+    return frozen_array(arr, dtype)
+
+
+def count_scalar(value: Any) -> Count:
+    """A count as a Python number: ``float`` when weighted, else ``int``."""
+    return float(value) if isinstance(value, (float, np.floating)) else int(value)
+
+
+def frozen_counts(value: ArrayLike, what: str, *, ndim: int | None = None) -> NDArray[np.int64]:
+    """A read-only int64 copy of integer (unweighted) counts; see :func:`count_array`."""
+    return count_array(value, what, ndim=ndim, weighted=False)
 
 
 def _frozen_int_vector(value: ArrayLike) -> NDArray[Any]:
-    arr = np.asarray(value)
-    if arr.ndim != 1:
-        raise ValueError(f"per-class counts must be 1-D, got shape {arr.shape}")
-    return _count_array(arr, "per-class counts")
+    return count_array(value, "per-class counts", ndim=1)
 
 
 @read_only_copies
@@ -226,10 +219,10 @@ class ClassCounts:
 
     def pooled(self) -> Counts:
         """Counts summed over classes (the input of micro averages)."""
-        return Counts(*(_as_count_scalar(a.sum()) for a in (self.tp, self.fp, self.fn, self.tn)))
+        return Counts(*(count_scalar(a.sum()) for a in (self.tp, self.fp, self.fn, self.tn)))
 
     def __getitem__(self, k: int) -> Counts:
-        return Counts(*(_as_count_scalar(a[k]) for a in (self.tp, self.fp, self.fn, self.tn)))
+        return Counts(*(count_scalar(a[k]) for a in (self.tp, self.fp, self.fn, self.tn)))
 
     def __add__(self, other: object) -> ClassCounts:
         if not isinstance(other, ClassCounts):
@@ -248,7 +241,7 @@ def _frozen_square(value: ArrayLike) -> NDArray[Any]:
     arr = np.asarray(value)
     if arr.ndim != 2 or arr.shape[0] != arr.shape[1]:
         raise ValueError(f"a confusion matrix must be square, got shape {arr.shape}")
-    return _count_array(arr, "confusion matrix counts")
+    return count_array(arr, "confusion matrix counts")
 
 
 @read_only_copies
@@ -281,7 +274,7 @@ class ConfusionMatrix:
     @property
     def n_samples(self) -> Count:
         """Number of samples counted (the sum of the matrix); their total weight if weighted."""
-        return _as_count_scalar(self.matrix.sum())
+        return count_scalar(self.matrix.sum())
 
     @property
     def weighted(self) -> bool:

@@ -214,7 +214,7 @@ def _count(
     if weights is None:
         return class_counts, sample_counts
     tp, true, pred, total = weighted_label_counts(t, p, weights)
-    # each count summed on its own, so rounding never makes one negative
+    # differences of float sums may round a zero to -1e-16: clip at 0
     fp = np.maximum(pred - tp, 0.0)
     fn = np.maximum(true - tp, 0.0)
     tn = np.maximum(total - tp - fp - fn, 0.0)

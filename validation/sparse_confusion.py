@@ -20,7 +20,14 @@ import numpy as np
 from numpy.typing import NDArray
 
 from fmacro.validation._values import read_only_copies, value_key
-from fmacro.validation.counts import ClassCounts, ConfusionMatrix, frozen_array, sum_start
+from fmacro.validation.counts import (
+    ClassCounts,
+    ConfusionMatrix,
+    count_array,
+    count_scalar,
+    frozen_array,
+    sum_start,
+)
 
 __all__ = ["SparseConfusionMatrix", "count_pairs", "prefer_sparse"]
 
@@ -63,21 +70,12 @@ def count_pairs(
     return SparseConfusionMatrix(n_classes, cells // n_classes, cells % n_classes, counts)
 
 
+def _confusion_counts(values: Any) -> NDArray[Any]:
+    return count_array(values, "confusion counts", ndim=1)
+
+
 def _index_vector(values: Any) -> NDArray[np.int64]:
     return frozen_array(np.asarray(values).reshape(-1), np.int64)
-
-
-def _count_vector(values: Any) -> NDArray[Any]:
-    arr = np.asarray(values).reshape(-1)
-    if arr.size and arr.min() < 0:
-        raise ValueError("confusion counts must be non-negative")
-    if arr.dtype.kind == "f":
-        if not np.isfinite(arr).all():
-            raise ValueError("weighted confusion counts must be finite")
-        return frozen_array(arr, np.float64)
-    if arr.size and arr.dtype.kind not in "iub":
-        raise TypeError(f"confusion counts must be numbers, got dtype {arr.dtype}")
-    return frozen_array(arr, np.int64)
 
 
 @read_only_copies
@@ -99,7 +97,7 @@ class SparseConfusionMatrix:
     n_classes: int = attrs.field(converter=int)
     expected: NDArray[np.int64] = attrs.field(converter=_index_vector, eq=value_key)
     predicted: NDArray[np.int64] = attrs.field(converter=_index_vector, eq=value_key)
-    counts: NDArray[Any] = attrs.field(converter=_count_vector, eq=value_key)
+    counts: NDArray[Any] = attrs.field(converter=_confusion_counts, eq=value_key)
 
     def __attrs_post_init__(self) -> None:
         k = self.n_classes
@@ -135,8 +133,7 @@ class SparseConfusionMatrix:
     @property
     def n_samples(self) -> int | float:
         """Number of samples counted (their total weight when weighted)."""
-        total = self.counts.sum()
-        return float(total) if self.weighted else int(total)
+        return count_scalar(self.counts.sum())
 
     def class_counts(self) -> ClassCounts:
         """One-vs-rest counts: TP on the diagonal, FP by column, FN by row, in O(cells + k)."""

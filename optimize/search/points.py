@@ -53,7 +53,7 @@ from fmacro.optimize._inputs import (
 from fmacro.validation import measures
 from fmacro.validation._values import read_only_copies
 from fmacro.validation.checks import check_exact_in_float64, check_zero_division, is_sparse
-from fmacro.validation.counts import frozen_array
+from fmacro.validation.counts import count_scalar, frozen_array
 from fmacro.validation.weights import check_sample_weight
 
 __all__ = ["ClassPoints", "as_points", "class_points"]
@@ -71,10 +71,6 @@ def _ro_count(arr: Any) -> NDArray[Any]:
     """Read-only int64 counts, or float64 ones when they are sums of sample weights."""
     values = np.asarray(arr)
     return frozen_array(values, np.float64 if values.dtype.kind == "f" else np.int64)
-
-
-def _count_scalar(value: Any) -> int | float:
-    return float(value) if isinstance(value, (float, np.floating)) else int(value)
 
 
 @read_only_copies
@@ -114,7 +110,7 @@ class ClassPoints:
     threshold: NDArray[np.float64] = attrs.field(converter=_ro_float)
     support: NDArray[Any] = attrs.field(converter=_ro_count)
     class_index: NDArray[np.int64] = attrs.field(converter=_ro_int)
-    n_samples: int | float = attrs.field(converter=_count_scalar)
+    n_samples: int | float = attrs.field(converter=count_scalar)
     n_columns: int = attrs.field(converter=int)
     zero_division: float = attrs.field(converter=float, default=0.0)
 
