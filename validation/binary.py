@@ -63,29 +63,33 @@ def _binary_counts(
     if n == 0:
         raise ValueError("expected is empty; at least one label is needed")
     weights = check_sample_weight(sample_weight, n)
-    integer_arrays = all(
+    # Integer arrays with an integer positive label take the numba kernel; anything
+    # else goes through the one label rule first.
+    fast = isinstance(positive, (int, np.integer, bool, np.bool_)) and all(
         isinstance(x, np.ndarray) and x.ndim == 1 and x.dtype.kind in "biu"
         for x in (expected, predicted)
     )
-    if isinstance(positive, (int, np.integer, bool, np.bool_)) and integer_arrays:
-        e = fast_labels(expected, "expected")
-        p = fast_labels(predicted, "predicted")
-        raw, too_many = _kernels.binary_counts(e, p, int(positive))
+    if fast:
+        e_lab: Any = fast_labels(expected, "expected")
+        p_lab: Any = fast_labels(predicted, "predicted")
+        pos: Any = int(positive)
+        raw, too_many = _kernels.binary_counts(e_lab, p_lab, pos)
     else:
         from fmacro.validation.labels import coerce_label_pair, label_kind
 
         # The one label rule (validation.labels): no NaN, no str/int mix, no (1, n) rows.
-        e_arr, p_arr = coerce_label_pair(expected, predicted)
-        kind = label_kind(e_arr)
+        e_lab, p_lab = coerce_label_pair(expected, predicted)
+        pos = positive
+        kind = label_kind(e_lab)
         if (kind == "string") != isinstance(positive, str):
             raise ValueError(
                 f"positive={positive!r} is not a label of this data: the labels are "
-                f"{kind}s such as {e_arr[0]!r}; set positive= (--positive in the command "
+                f"{kind}s such as {e_lab[0]!r}; set positive= (--positive in the command "
                 "line) to the positive label"
             )
-        e_pos = e_arr == positive
-        p_pos = p_arr == positive
-        negatives = set(e_arr[~e_pos].tolist()) | set(p_arr[~p_pos].tolist())
+        e_pos = e_lab == positive
+        p_pos = p_lab == positive
+        negatives = set(e_lab[~e_pos].tolist()) | set(p_lab[~p_pos].tolist())
         too_many = len(negatives) > 1
         tp = int(np.count_nonzero(e_pos & p_pos))
         fp = int(np.count_nonzero(~e_pos & p_pos))
@@ -98,10 +102,6 @@ def _binary_counts(
             "multiclass data or set positive= to the positive label."
         )
     if weights is not None:
-        if isinstance(positive, (int, np.integer, bool, np.bool_)) and integer_arrays:
-            e_lab, p_lab, pos = e, p, int(positive)
-        else:
-            e_lab, p_lab, pos = e_arr, p_arr, positive
         return Counts(*weighted_binary_counts(e_lab, p_lab, weights, pos))
     return Counts(*(int(v) for v in raw))
 
