@@ -111,9 +111,10 @@ class FMacroThresholdClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimat
     -------
     Multi-label (2-D 0/1 indicator ``y``, shape ``(n_samples, n_labels)``)
         Each label column gets a threshold; ``predict`` returns the indicator matrix
-        ``score >= threshold`` (same dtype as the ``y`` given to ``fit``). Labels
-        without a positive in the out-of-fold labels get threshold ``+inf`` (never
-        predicted). ``classes_`` is ``arange(n_labels)``. The estimator must
+        ``score >= threshold`` (same dtype as the ``y`` given to ``fit``). A label
+        without a positive in the out-of-fold labels gets :func:`optimize.tune`'s
+        ``unseen="prior"`` cut with ``method="tune"`` and ``+inf`` (never predicted)
+        with the other methods (see ``prior``). ``classes_`` is ``arange(n_labels)``. The estimator must
         support multi-label targets (e.g. ``OneVsRestClassifier``,
         ``MultiOutputClassifier``, ``RandomForestClassifier``, ``KNeighborsClassifier``).
     Binary with ``objective="f_beta"`` (the default for binary ``y``)
