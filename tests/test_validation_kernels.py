@@ -215,7 +215,7 @@ def test_binary_kernel_property(
 
 @pytest.mark.slow
 @pytest.mark.parametrize("parallel", PATHS)
-@pytest.mark.parametrize("k", [1, 3, 50])
+@pytest.mark.parametrize("k", [1, 3, 50, 301])
 @pytest.mark.parametrize("n", [1, 10, 5000])
 def test_confusion_kernel_matches_numpy(parallel: bool, k: int, n: int) -> None:
     rng = np.random.default_rng(k * 1000 + n)
