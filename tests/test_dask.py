@@ -116,6 +116,61 @@ def test_corel5k_predictions_and_scene_csv_equal_in_memory(client: Client) -> No
     assert got.classes == tuple(sorted(set(frame["expected"]) | set(frame["predicted"])))
 
 
+_CALLS: list[int] = []
+
+
+def _labels_and_predictions(seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """One chunk of expected labels and predictions made from them (counts its calls)."""
+    _CALLS.append(seed)
+    rng = np.random.default_rng(seed)
+    e = rng.integers(0, 4, 1000)
+    return e, np.where(rng.random(1000) < 0.7, e, rng.integers(0, 4, 1000))
+
+
+def _shared_source(n_chunks: int) -> tuple[Any, Any]:
+    import dask
+
+    made = [dask.delayed(_labels_and_predictions, pure=True)(i) for i in range(n_chunks)]
+    e = da.concatenate([da.from_delayed(m[0], shape=(1000,), dtype=np.int64) for m in made])
+    p = da.concatenate([da.from_delayed(m[1], shape=(1000,), dtype=np.int64) for m in made])
+    return e, p
+
+
+def test_a_source_shared_by_both_inputs_is_computed_once() -> None:
+    # Predictions are usually computed from the same data as the labels (one file, one
+    # model): each chunk's source must run once, not once for each input.
+    e, p = _shared_source(5)
+    _CALLS.clear()
+    got = fd.evaluate(e, p, classes=4, scheduler="sync")
+    assert sorted(_CALLS) == [0, 1, 2, 3, 4]
+    want = MultiFValidation.from_predictions(e.compute(), p.compute(), classes=4)
+    assert got == want
+
+
+def _score_block(first: int) -> tuple[np.ndarray, np.ndarray]:
+    """Scores and labels of 10 columns (counts its calls)."""
+    _CALLS.append(first)
+    rng = np.random.default_rng(first)
+    labels = rng.random((300, 10)) < 0.2
+    return rng.normal(size=(300, 10)) + labels, labels
+
+
+def test_threshold_blocks_sharing_a_source_compute_it_once() -> None:
+    import dask
+
+    made = [dask.delayed(_score_block, pure=True)(j) for j in range(0, 30, 10)]
+    scores = da.concatenate(
+        [da.from_delayed(m[0], shape=(300, 10), dtype=np.float64) for m in made], axis=1
+    )
+    labels = da.concatenate(
+        [da.from_delayed(m[1], shape=(300, 10), dtype=bool) for m in made], axis=1
+    )
+    _CALLS.clear()
+    got = fd.fixed_point(scores, labels, scheduler="sync")
+    assert sorted(_CALLS) == [0, 10, 20]
+    same_result(got, optimize.fixed_point(scores.compute(), labels.compute()))
+
+
 def test_bad_inputs_are_named() -> None:
     e = da.from_array(np.array([0, 1, 1]), chunks=2)
     with pytest.raises(TypeError, match="expected must be a dask"):

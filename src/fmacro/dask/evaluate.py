@@ -84,7 +84,11 @@ def _chunk_pairs(expected: Any, predicted: Any) -> tuple[list[Any], list[Any]]:
                 f"{expected.npartitions} and {predicted.npartitions} (use columns of one "
                 "DataFrame, or repartition one like the other)"
             )
-        return list(expected.to_delayed()), list(predicted.to_delayed())
+        # optimize_graph=False: each input optimized on its own would inline a source
+        # they share (one file, the model's input) into both, computing it twice.
+        return list(expected.to_delayed(optimize_graph=False)), list(
+            predicted.to_delayed(optimize_graph=False)
+        )
     e = _as_dask_array(expected, "expected")
     p = _as_dask_array(predicted, "predicted")
     if e.ndim != p.ndim:
@@ -111,7 +115,10 @@ def _chunk_pairs(expected: Any, predicted: Any) -> tuple[list[Any], list[Any]]:
         p = p.rechunk((e.chunks[0], (p.shape[1],)))
     else:
         p = p.rechunk(e.chunks)
-    return list(e.to_delayed().ravel()), list(p.to_delayed().ravel())
+    # optimize_graph=False: see above (dask.compute optimizes the joined graph once)
+    return list(e.to_delayed(optimize_graph=False).ravel()), list(
+        p.to_delayed(optimize_graph=False).ravel()
+    )
 
 
 # --------------------------------------------------------------------------- worker side

@@ -287,8 +287,10 @@ def _array_blocks(scores: Any, labels: Any, s: _Settings) -> tuple[list[Any], in
         else da.from_array(labels, chunks=scores.chunks)
     )
     firsts = np.concatenate(([0], np.cumsum(scores.chunks[1])[:-1]))
-    s_blocks = scores.to_delayed().ravel()
-    l_blocks = labels.to_delayed().ravel()
+    # optimize_graph=False: optimized apart, the two graphs would each inline a source
+    # the scores and labels share, computing it twice (dask.compute optimizes the join).
+    s_blocks = scores.to_delayed(optimize_graph=False).ravel()
+    l_blocks = labels.to_delayed(optimize_graph=False).ravel()
     blocks = [
         dask.delayed(_array_block, pure=True)(sb, lb, int(first), s)
         for sb, lb, first in zip(s_blocks, l_blocks, firsts, strict=True)
@@ -322,7 +324,7 @@ def _frame_blocks(
     by_class = frame[list(names)].shuffle(on=cls_name)
     blocks = [
         dask.delayed(_frame_block, pure=True)(part, names, n_samples, s)
-        for part in by_class.to_delayed()
+        for part in by_class.to_delayed(optimize_graph=False)
     ]
     return blocks, int(n_samples), int(n_classes)
 
