@@ -13,7 +13,9 @@ of one point per class has ``n F(P, R) = F(S) <= sum_k h_k(g)``, and choosing a 
 1. **Reduction.** A point whose loss exceeds ``sum_k h_k(g) - n LB`` for some ``g``
    can only be in choices with F < LB: drop it (several directions, repeated).
    Dominated points of a class (another point has p and r at least as large) are
-   dropped first: F is non-decreasing in P and R.
+   dropped too: F is non-decreasing in P and R. When every class keeps one point,
+   every optimal choice reduces (by dominance swaps) to the one choice left, which is
+   therefore optimal: no search runs.
 2. **Pruned Pareto merge.** The classes left with one point are a constant; the others
    are merged one at a time. A partial sum ``a`` (classes merged so far) survives only
    if ``<g, offset + a> + sum over unmerged classes of h_k(g) >= n LB`` for every
@@ -420,6 +422,12 @@ def _run(state: _Search) -> tuple[bool, float, list[NDArray[np.int64]]]:
     return stop(True, state.target, [choice_of(n_multi - 1, int(i), None) for i in near])
 
 
+def _sole_choice(cand: _Candidates, points: ClassPoints) -> NDArray[np.int64]:
+    """Local cuts of the first alive candidate of every class."""
+    _, arg = support(cand.ptr, cand.p, cand.r, cand.alive, 1.0, 1.0)
+    return np.asarray(cand.idx[arg] - np.asarray(points.indptr)[:-1], dtype=np.int64)
+
+
 def _margin(n: int, b2: float) -> float:
     """Rounding allowance (sum units) of every pruning test.
 
@@ -473,7 +481,16 @@ def exact_from_sweep(
         _reduce(cand, ga, gc, state.target, margin)
     n_survivors = int(cand.alive.sum())
     n_multi = int(np.count_nonzero(_alive_counts(cand) > 1))
-    finished, ub_sum, ties = _run(state) if n_multi else (True, state.target, [])
+    if n_multi:
+        finished, ub_sum, ties = _run(state)
+    else:
+        # one choice is left and every optimal choice reduces to it (proof in the module
+        # docstring); it is fixed_point's unless fixed_point took a dominated cut
+        finished, ub_sum = True, state.target
+        only = _sole_choice(cand, pts)
+        ties = [] if np.array_equal(only, fp.cuts) else [only]
+        if ties and evaluate_cuts(pts, only, b)[2] > state.inc_f:
+            state.inc_cuts = only
     cuts = state.inc_cuts
     if finished and ties and n <= EXACT_TIE_CLASSES:
         exact_vals = [exact_f_of_cuts(pts, c, Fraction(b)) for c in [state.inc_cuts, *ties]]
@@ -543,7 +560,9 @@ def exact(
         rounding of P and R; near-ties are decided in exact arithmetic for up to
         :data:`EXACT_TIE_CLASSES` classes). When ``time_limit`` stops it,
         ``upper_bound`` is a valid bound and ``diagnostics["status"]`` is
-        ``"time_limit"``. ``diagnostics`` also holds ``n_points`` (non-dominated
+        ``"time_limit"``. ``diagnostics`` also holds ``proof`` (``"reduction"``
+        when the reduction alone left one point per class, so no search ran;
+        ``"search"`` otherwise), ``n_points`` (non-dominated
         cuts), ``n_survivors`` (after the reduction), ``n_multi_classes`` (classes
         left with more than one point), ``n_nodes`` (partial sums kept by the
         merge), ``max_front``, ``n_directions``, ``fixed_point_f``,
