@@ -422,6 +422,24 @@ def _run(state: _Search) -> tuple[bool, float, list[NDArray[np.int64]]]:
     return stop(True, state.target, [choice_of(n_multi - 1, int(i), None) for i in near])
 
 
+def _exact_f(points: ClassPoints, cuts: NDArray[np.int64], beta: Fraction) -> Fraction:
+    """F-macro of ``cuts`` in rational arithmetic, of the values the search maximized.
+
+    Plain points are ratios of counts (:func:`exact_f_of_cuts`); a subclass with
+    transformed precision and recall (the smoothed points of ``optimize.tune``) is
+    defined by its float values, each of which is a rational number exactly.
+    """
+    if type(points) is ClassPoints:
+        return exact_f_of_cuts(points, cuts, beta)
+    at = np.asarray(points.indptr)[:-1] + cuts
+    n = points.n_classes
+    big_p = sum((Fraction(v) for v in points.precision[at].tolist()), Fraction(0)) / n
+    big_r = sum((Fraction(v) for v in points.recall[at].tolist()), Fraction(0)) / n
+    b2 = beta * beta
+    den = b2 * big_p + big_r
+    return Fraction(0) if den == 0 else (1 + b2) * big_p * big_r / den
+
+
 def _sole_choice(cand: _Candidates, points: ClassPoints) -> NDArray[np.int64]:
     """Local cuts of the first alive candidate of every class."""
     _, arg = support(cand.ptr, cand.p, cand.r, cand.alive, 1.0, 1.0)
@@ -493,7 +511,7 @@ def exact_from_sweep(
             state.inc_cuts = only
     cuts = state.inc_cuts
     if finished and ties and n <= EXACT_TIE_CLASSES:
-        exact_vals = [exact_f_of_cuts(pts, c, Fraction(b)) for c in [state.inc_cuts, *ties]]
+        exact_vals = [_exact_f(pts, c, Fraction(b)) for c in [state.inc_cuts, *ties]]
         i_best = int(np.argmax(np.array([v >= max(exact_vals) for v in exact_vals])))
         cuts = [state.inc_cuts, *ties][i_best]
     diag: dict[str, Any] = {
