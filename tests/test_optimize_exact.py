@@ -26,6 +26,7 @@ from fmacro.optimize.search._exact_kernels import (
     best_completion,
     cap_ends,
     class_pareto,
+    coordinate_polish,
     crossing_u,
     front_support,
     reduce_points,
@@ -37,7 +38,7 @@ from fmacro.optimize.search.exact import gradient_directions
 from fmacro.optimize.search.fixed_point import fixed_point
 from fmacro.optimize.search.hull import class_hulls
 from fmacro.optimize.search.points import ClassPoints, class_points
-from fmacro.optimize.synthetic import calibrated_probabilities
+from fmacro.optimize.synthetic import calibrated_probabilities, dense_scores
 from fmacro.validation.measures import f_beta_from_pr
 
 TOL = 1e-12
@@ -300,6 +301,28 @@ def test_search_kernels_agree_with_numpy() -> None:
     )
 
 
+def test_coordinate_polish_ends_where_no_single_class_move_helps() -> None:
+    rng = np.random.default_rng(11)
+    sizes = rng.integers(1, 9, 6)
+    ptr = np.concatenate(([0], np.cumsum(sizes))).astype(np.int64)
+    p, r = rng.random(ptr[-1]), rng.random(ptr[-1])
+    alive = rng.random(ptr[-1]) < 0.8
+    alive[ptr[:-1]] = True  # every class keeps a candidate
+    start = ptr[:-1].copy()
+    choice = coordinate_polish(ptr, p, r, alive, start, 4.0, 50)
+
+    def f(ch: np.ndarray) -> float:
+        return float(f_beta_from_pr(p[ch].sum(), r[ch].sum(), 2.0))
+
+    assert f(choice) >= f(start)
+    for j in range(sizes.size):
+        assert ptr[j] <= choice[j] < ptr[j + 1] and alive[choice[j]]
+        for c in np.flatnonzero(alive[ptr[j] : ptr[j + 1]]) + ptr[j]:
+            moved = choice.copy()
+            moved[j] = c
+            assert f(moved) <= f(choice) + 1e-12
+
+
 def test_reduction_alone_proves_fixed_point_on_corel5k() -> None:
     s, y = load_scores_npz(COREL)
     pts = class_points(s, y)
@@ -314,13 +337,20 @@ def test_reduction_alone_proves_fixed_point_on_corel5k() -> None:
         assert res.f == fp.f == res.upper_bound and res.method == "exact"
         # fixed_point is exact here (a vertex crossing), so the claim is checkable
         assert fp.gap == 0.0
+    # coordinate ascent finds the optimum and the reduction proves it, no search
+    polished = exact(*calibrated_probabilities(10_000, 5, seed=1))
+    assert polished.diagnostics["source"] == "coordinate_ascent"
+    assert polished.diagnostics["proof"] == "reduction"
+    assert polished.f > polished.diagnostics["fixed_point_f"]
     searched = exact(*calibrated_probabilities(2_000, 5, seed=1))
     assert searched.diagnostics["proof"] == "search"
     assert searched.diagnostics["n_multi_classes"] > 0
 
 
 def test_time_limit_returns_best_found_and_a_valid_bound() -> None:
-    s, y = calibrated_probabilities(10_000, 5, seed=1)
+    # Gaussian scores: fixed_point's incumbent is near the optimum but its bound is not,
+    # so a search remains after the reduction
+    s, y = dense_scores(10_000, 10, seed=1)
     pts = class_points(s, y)
     full = exact(points=pts)
     assert full.diagnostics["status"] == "optimal"

@@ -11,7 +11,9 @@ of one point per class has ``n F(P, R) = F(S) <= sum_k h_k(g)``, and choosing a 
 ``h_k(g) - <g, x>``. Given an achievable incumbent F = LB:
 
 1. **Reduction.** A point whose loss exceeds ``sum_k h_k(g) - n LB`` for some ``g``
-   can only be in choices with F < LB: drop it (several directions, repeated).
+   can only be in choices with F < LB: drop it (several directions, repeated). When
+   a class keeps several points, LB is first raised by coordinate ascent over the
+   survivors (every slack shrinks with it).
    Dominated points of a class (another point has p and r at least as large) are
    dropped too: F is non-decreasing in P and R. When every class keeps one point,
    every optimal choice reduces (by dominance swaps) to the one choice left, which is
@@ -60,6 +62,7 @@ from numpy.typing import NDArray
 from fmacro.optimize.search._exact_kernels import (
     best_completion,
     cap_ends,
+    coordinate_polish,
     crossing_u,
     front_support,
     merge_chunk,
@@ -85,6 +88,7 @@ EXACT_TIE_CLASSES = 2000
 _N_GRID = 8
 _CHUNK_WORK = 2_000_000  # children tried per merge call (between time checks)
 _MAX_TIE_CANDIDATES = 64
+_POLISH_PASSES = 50
 _EPS = float(np.finfo(np.float64).eps)
 
 
@@ -226,8 +230,8 @@ def _reduce(
 class _Search:
     """Mutable state of one exact search (private).
 
-    The incumbent is ``inc_cuts`` with F-macro ``inc_f``; the merge improves it with
-    choices it finds (``improved``).
+    The incumbent is ``inc_cuts`` with F-macro ``inc_f``, found by ``source``
+    ("fixed_point", "coordinate_ascent" or "search").
     """
 
     points: ClassPoints
@@ -239,7 +243,7 @@ class _Search:
     inc_cuts: NDArray[np.int64]
     inc_f: float
     deadline: float | None
-    improved: bool = False
+    source: str = "fixed_point"
     n_nodes: int = 0
     max_front: int = 1
 
@@ -334,7 +338,7 @@ def _run(state: _Search) -> tuple[bool, float, list[NDArray[np.int64]]]:
         f = float(f_beta_from_pr(big_p, big_r, state.b))
         if not math.isnan(f) and f > state.inc_f:
             state.inc_f = f
-            state.improved = True
+            state.source = "search"
             inc_choice[:] = [choice]
 
     def stop(
@@ -440,6 +444,30 @@ def _exact_f(points: ClassPoints, cuts: NDArray[np.int64], beta: Fraction) -> Fr
     return Fraction(0) if den == 0 else (1 + b2) * big_p * big_r / den
 
 
+def _polish(state: _Search, cand: _Candidates) -> None:
+    """Offer coordinate ascent over the alive candidates, from two starts.
+
+    The starts: the incumbent's cuts (a class whose cut was removed takes its pick for
+    the direction u*, ``state.ga[0], state.gc[0]``) and every class's pick for u*.
+    """
+    _, u_pick = support(
+        cand.ptr, cand.p, cand.r, cand.alive, float(state.ga[0]), float(state.gc[0])
+    )
+    indptr = np.asarray(state.points.indptr)
+    at = indptr[:-1] + state.inc_cuts
+    pos = np.minimum(np.searchsorted(cand.idx, at), cand.idx.size - 1)
+    kept = (cand.idx[pos] == at) & cand.alive[pos]
+    b2 = state.b * state.b
+    for start in (np.where(kept, pos, u_pick), u_pick):
+        choice = coordinate_polish(cand.ptr, cand.p, cand.r, cand.alive, start, b2, _POLISH_PASSES)
+        cuts = np.asarray(cand.idx[choice] - indptr[:-1], dtype=np.int64)
+        f = evaluate_cuts(state.points, cuts, state.b)[2]
+        if not math.isnan(f) and f > state.inc_f:
+            state.inc_f = f
+            state.inc_cuts = cuts
+            state.source = "coordinate_ascent"
+
+
 def _sole_choice(cand: _Candidates, points: ClassPoints) -> NDArray[np.int64]:
     """Local cuts of the first alive candidate of every class."""
     _, arg = support(cand.ptr, cand.p, cand.r, cand.alive, 1.0, 1.0)
@@ -493,7 +521,11 @@ def exact_from_sweep(
     state = _Search(pts, b, cand, ga, gc, margin, np.asarray(fp.cuts), inc_f, deadline)
     _reduce(cand, ga, gc, state.target, margin)
     if np.any(_alive_counts(cand) > 1):
-        u = _grid(sweep, ub_point, fp.f, b)
+        # a search is needed: first raise LB by coordinate ascent over the survivors (a
+        # higher LB shrinks every slack below), then reduce with the grid of directions
+        _polish(state, cand)
+        _reduce(cand, ga, gc, state.target, margin)
+        u = _grid(sweep, ub_point, state.inc_f, b)
         ga, gc = gradient_directions(u, b2)
         state.ga, state.gc = ga, gc
         _reduce(cand, ga, gc, state.target, margin)
@@ -503,10 +535,10 @@ def exact_from_sweep(
         finished, ub_sum, ties = _run(state)
     else:
         # one choice is left and every optimal choice reduces to it (proof in the module
-        # docstring); it is fixed_point's unless fixed_point took a dominated cut
+        # docstring); it is the incumbent's unless that took a dominated cut
         finished, ub_sum = True, state.target
         only = _sole_choice(cand, pts)
-        ties = [] if np.array_equal(only, fp.cuts) else [only]
+        ties = [] if np.array_equal(only, state.inc_cuts) else [only]
         if ties and evaluate_cuts(pts, only, b)[2] > state.inc_f:
             state.inc_cuts = only
     cuts = state.inc_cuts
@@ -525,7 +557,13 @@ def exact_from_sweep(
         "n_directions": int(u.size),
         "fixed_point_f": fp.f,
         "fixed_point_upper_bound": fp.upper_bound,
-        "source": "fixed_point" if np.array_equal(cuts, fp.cuts) else "search",
+        "source": (
+            "fixed_point"
+            if np.array_equal(cuts, fp.cuts)
+            else state.source
+            if cuts is state.inc_cuts
+            else "search"
+        ),
     }
     if np.array_equal(cuts, fp.cuts):
         # fixed_point's own result already holds these cuts' thresholds, P, R and F
@@ -584,8 +622,8 @@ def exact(
         cuts), ``n_survivors`` (after the reduction), ``n_multi_classes`` (classes
         left with more than one point), ``n_nodes`` (partial sums kept by the
         merge), ``max_front``, ``n_directions``, ``fixed_point_f``,
-        ``fixed_point_upper_bound``, ``source`` ("fixed_point" when its incumbent
-        was already optimal, else "search") and ``seconds``.
+        ``fixed_point_upper_bound``, ``source`` (the stage that found the returned
+        cuts: "fixed_point", "coordinate_ascent" or "search") and ``seconds``.
 
     Raises
     ------
