@@ -4,7 +4,8 @@
 (b) synthetic extreme classification (100,000 classes, 10^7 retrieved entries, the
     generator of bench_optimize.py part b);
 (c) few classes with many objects (5-20 classes, 10^4-10^5 objects; calibrated and
-    Gaussian scores), where fixed_point's gap is largest.
+    Gaussian scores), where fixed_point's gap is largest;
+(d) ``tune``'s smoothed problem solved by fixed_point (its default) and by exact.
 
 ``exact`` and ``fixed_point`` are timed interleaved (same load), medians of repeats;
 "from scores" includes building the per-class points, "on points" starts from
@@ -18,6 +19,7 @@ Usage::
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -27,6 +29,7 @@ from fmacro.optimize.io import load_scores_npz
 from fmacro.optimize.search.fixed_point import fixed_point
 from fmacro.optimize.search.points import class_points
 from fmacro.optimize.synthetic import calibrated_probabilities, dense_scores, extreme_rankings
+from fmacro.optimize.tuning.tune import tune
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _timing import fmt_ratio, fmt_seconds, machine_facts, measure_interleaved
@@ -175,10 +178,48 @@ def part_c(sizes: list[int], classes: list[int], repeats: int) -> list[str]:
     return rows
 
 
+def part_d(repeats: int) -> list[str]:
+    """tune's smoothed problem solved by fixed_point (the default) and by exact."""
+    cases: list[tuple[str, Any, Any]] = []
+    s, y = load_scores_npz(COREL)
+    cases.append(("Corel5k", s, y))
+    for n_obj, n_cls in ((10_000, 5), (10_000, 20), (100_000, 5), (100_000, 20)):
+        cs, cy = calibrated_probabilities(n_obj, n_cls, seed=1)
+        cases.append((f"calibrated {n_obj:,} x {n_cls}", cs, cy))
+    rows = [
+        "### (d) tune: the smoothed problem by fixed_point (default) and by exact",
+        "",
+        "| data | beta | tune | tune(method='exact') | ratio | smoothed F fixed_point | "
+        "smoothed F exact | fixed_point smoothed gap | proof | classes searched | B&B nodes |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|",
+    ]
+    for name, cs, cy in cases:
+        for b in (0.5, 1.0, 2.0):
+            t = measure_interleaved(
+                {
+                    "fp": lambda b=b, cs=cs, cy=cy: tune(cs, cy, beta=b),
+                    "ex": lambda b=b, cs=cs, cy=cy: tune(cs, cy, beta=b, method="exact"),
+                },
+                repeats=repeats,
+            )
+            fp = tune(cs, cy, beta=b).diagnostics
+            ex = tune(cs, cy, beta=b, method="exact").diagnostics
+            sd = ex["search_diagnostics"]
+            rows.append(
+                f"| {name} | {b:g} | {fmt_seconds(t['fp'].median)} | "
+                f"{fmt_seconds(t['ex'].median)} | {fmt_ratio(t['ex'].median / t['fp'].median)} | "
+                f"{fp['smoothed_f']:.6f} | {ex['smoothed_f']:.6f} | {fp['smoothed_gap']:.2e} | "
+                f"{sd['proof']} | {sd['n_multi_classes']} | {sd['n_nodes']:,} |"
+            )
+            print(rows[-1], flush=True)
+    rows += ["", f"From scores (smoothing included). Medians of {repeats} interleaved runs.", ""]
+    return rows
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     ap.add_argument("--quick", action="store_true", help="small problems (seconds)")
-    ap.add_argument("--parts", default="abc", help="which parts to run, e.g. 'ac'")
+    ap.add_argument("--parts", default="abcd", help="which parts to run, e.g. 'ac'")
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--no-write", action="store_true", help="print only")
     args = ap.parse_args(argv)
@@ -204,6 +245,10 @@ def main(argv: list[str] | None = None) -> int:
         sizes = [10_000] if args.quick else [10_000, 100_000]
         classes = [5, 10] if args.quick else [5, 10, 20]
         lines += part_c(sizes, classes, args.repeats)
+    if "d" in args.parts:
+        lines += part_d(args.repeats)
+    load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
+    lines += [f"Load average (1, 5, 15 min) at the end of the run: {load}.", ""]
     text = "\n".join(lines)
     print(text)
     if not args.no_write:

@@ -8,8 +8,10 @@ library's ``brute_force_exact`` (pure Fractions) is used directly.
 
 from __future__ import annotations
 
+import itertools
 import math
 from fractions import Fraction
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -19,12 +21,28 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from fmacro.optimize import exact
+from fmacro.optimize.io import load_scores_npz
+from fmacro.optimize.search._exact_kernels import (
+    best_completion,
+    cap_ends,
+    class_pareto,
+    coordinate_polish,
+    crossing_u,
+    front_support,
+    reduce_points,
+    screen_cuts,
+    support,
+)
 from fmacro.optimize.search.brute_force import brute_force_exact, exact_f_of_cuts
+from fmacro.optimize.search.exact import gradient_directions
 from fmacro.optimize.search.fixed_point import fixed_point
+from fmacro.optimize.search.hull import class_hulls
 from fmacro.optimize.search.points import ClassPoints, class_points
-from fmacro.optimize.synthetic import calibrated_probabilities
+from fmacro.optimize.synthetic import calibrated_probabilities, dense_scores
+from fmacro.validation.measures import f_beta_from_pr
 
 TOL = 1e-12
+COREL = Path(__file__).resolve().parents[1] / "optimize" / "data" / "corel5k_test_scores.npz"
 
 
 def _oracle(pts: ClassPoints, beta: float) -> Fraction:
@@ -110,6 +128,10 @@ def test_exact_equals_rational_brute_force_on_tiny_instances(inst: tuple) -> Non
     fp = fixed_point(points=pts, beta=beta, zero_division=zd, empty_classes=ec)
     assert res.f >= fp.f - TOL
     assert fp.upper_bound >= float(opt) - TOL
+    if res.diagnostics["proof"] == "reduction":  # proven without a search
+        assert res.diagnostics["n_nodes"] == 0
+    if res.diagnostics["source"] == "fixed_point":
+        np.testing.assert_array_equal(res.cuts, fp.cuts)
 
 
 def _medium(seed: int, n_cls: int, levels: int | None) -> ClassPoints:
@@ -207,8 +229,129 @@ def test_sparse_scores_give_the_dense_optimum() -> None:
     assert dense.f == pytest.approx(sparse.f, abs=TOL)  # zeros are the lowest scores either way
 
 
+def _screen(pts: ClassPoints, ga: np.ndarray, gc: np.ndarray, target: float) -> tuple:
+    h = class_hulls(pts)
+    return screen_cuts(
+        pts.indptr, pts.precision, pts.recall, h.vertex_indptr, h.vertex_p, h.vertex_r,
+        ga, gc, target, 1e-12,
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_screen_cuts_is_the_pareto_filter_then_the_reduction(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    s, y = calibrated_probabilities(400, 6, seed=seed)
+    s = np.round(s * 40) / 40  # ties: runs of equal recall and equal points
+    pts = class_points(s, y, zero_division=[0.0, 1.0, math.nan][seed])
+    ptr0, idx0 = class_pareto(pts.indptr, pts.tp, pts.precision, pts.recall)
+    fp = fixed_point(points=pts)
+    big_p, big_r = fp.diagnostics["ub_point"]
+    u_star = big_p / (big_p + big_r)  # the direction of the relaxation optimum (beta 1)
+    ga, gc = gradient_directions(u_star + np.array([0.0, -0.02, 0.02, 0.3 * rng.random()]), 1.0)
+    # nothing removed by the loss test: exactly the Pareto filter
+    ptr, idx, n_nd = _screen(pts, ga, gc, -math.inf)
+    np.testing.assert_array_equal(ptr, ptr0)
+    np.testing.assert_array_equal(idx, idx0)
+    assert n_nd == idx0.size
+    # against an incumbent: the Pareto filter, then one reduction round per direction
+    # with supports over the non-dominated cuts (the kernel reads them off the hulls)
+    target = pts.n_classes * fp.f
+    p0, r0 = pts.precision[idx0], pts.recall[idx0]
+    alive = np.ones(idx0.size, dtype=bool)
+    every = np.ones(idx0.size, dtype=bool)
+    for i in range(ga.size):
+        h, _ = support(ptr0, p0, r0, every, float(ga[i]), float(gc[i]))
+        slack = max(float(np.sum(h)) - target, 0.0) + 1e-12
+        reduce_points(ptr0, p0, r0, alive, float(ga[i]), float(gc[i]), h, slack)
+    ptr, idx, n_nd = _screen(pts, ga, gc, target)
+    np.testing.assert_array_equal(idx, idx0[alive])
+    kept = [int(alive[a:b].sum()) for a, b in itertools.pairwise(ptr0)]
+    np.testing.assert_array_equal(np.diff(ptr), kept)
+    assert n_nd == idx0.size
+    assert 0 < idx.size < idx0.size
+
+
+def test_search_kernels_agree_with_numpy() -> None:
+    rng = np.random.default_rng(5)
+    b2 = 4.0
+    big_p, big_r = rng.random(50), rng.random(50)
+    f = f_beta_from_pr(big_p, big_r, 2.0)
+    lb = float(np.quantile(f, 0.7))
+    inside = np.flatnonzero(f >= lb)
+    assert cap_ends(big_p, big_r, b2, lb) == (inside[0], inside[-1], int(np.argmax(f)))
+    assert cap_ends(big_p, big_r, b2, 2.0)[:2] == (-1, -1)
+    # the crossing: F reaches lb there, and u is the direction of the point reached
+    u = crossing_u(0.9, 0.1, 0.3, 0.8, 0.4, b2)
+    t = np.linspace(0.0, 1.0, 100_001)
+    walk = f_beta_from_pr(0.9 + t * (0.3 - 0.9), 0.1 + t * (0.8 - 0.1), 2.0)
+    t0 = t[np.argmax(walk >= 0.4)]
+    pp, rr = 0.9 + t0 * (0.3 - 0.9), 0.1 + t0 * (0.8 - 0.1)
+    assert u == pytest.approx(b2 * pp / (b2 * pp + rr), abs=1e-4)
+    front_p, front_r = np.sort(rng.random(30))[::-1].copy(), np.sort(rng.random(30))
+    ps, rs = rng.random(3), rng.random(3)
+    f_all = f_beta_from_pr(
+        (1.5 + front_p[None, :] + ps[:, None]) / 7, (2.5 + front_r[None, :] + rs[:, None]) / 7, 2.0
+    )
+    best, i, a = best_completion(front_p, front_r, 1.5, 2.5, ps, rs, 7, b2)
+    assert best == pytest.approx(f_all.max(), rel=1e-14)
+    assert (i, a) == np.unravel_index(np.argmax(f_all), f_all.shape)
+    ga, gc = gradient_directions(np.array([0.1, 0.5, 0.9]), b2)
+    np.testing.assert_array_equal(
+        front_support(front_p, front_r, ga, gc),
+        np.max(ga[:, None] * front_p + gc[:, None] * front_r, axis=1),
+    )
+
+
+def test_coordinate_polish_ends_where_no_single_class_move_helps() -> None:
+    rng = np.random.default_rng(11)
+    sizes = rng.integers(1, 9, 6)
+    ptr = np.concatenate(([0], np.cumsum(sizes))).astype(np.int64)
+    p, r = rng.random(ptr[-1]), rng.random(ptr[-1])
+    alive = rng.random(ptr[-1]) < 0.8
+    alive[ptr[:-1]] = True  # every class keeps a candidate
+    start = ptr[:-1].copy()
+    choice = coordinate_polish(ptr, p, r, alive, start, 4.0, 50)
+
+    def f(ch: np.ndarray) -> float:
+        return float(f_beta_from_pr(p[ch].sum(), r[ch].sum(), 2.0))
+
+    assert f(choice) >= f(start)
+    for j in range(sizes.size):
+        assert ptr[j] <= choice[j] < ptr[j + 1] and alive[choice[j]]
+        for c in np.flatnonzero(alive[ptr[j] : ptr[j + 1]]) + ptr[j]:
+            moved = choice.copy()
+            moved[j] = c
+            assert f(moved) <= f(choice) + 1e-12
+
+
+def test_reduction_alone_proves_fixed_point_on_corel5k() -> None:
+    s, y = load_scores_npz(COREL)
+    pts = class_points(s, y)
+    for beta in (0.5, 1.0, 2.0):
+        fp = fixed_point(points=pts, beta=beta)
+        res = exact(points=pts, beta=beta)
+        assert res.diagnostics["proof"] == "reduction"
+        assert res.diagnostics["n_multi_classes"] == 0 and res.diagnostics["n_nodes"] == 0
+        assert res.diagnostics["source"] == "fixed_point"
+        np.testing.assert_array_equal(res.cuts, fp.cuts)
+        np.testing.assert_array_equal(res.thresholds, fp.thresholds)
+        assert res.f == fp.f == res.upper_bound and res.method == "exact"
+        # fixed_point is exact here (a vertex crossing), so the claim is checkable
+        assert fp.gap == 0.0
+    # coordinate ascent finds the optimum and the reduction proves it, no search
+    polished = exact(*calibrated_probabilities(10_000, 5, seed=1))
+    assert polished.diagnostics["source"] == "coordinate_ascent"
+    assert polished.diagnostics["proof"] == "reduction"
+    assert polished.f > polished.diagnostics["fixed_point_f"]
+    searched = exact(*calibrated_probabilities(2_000, 5, seed=1))
+    assert searched.diagnostics["proof"] == "search"
+    assert searched.diagnostics["n_multi_classes"] > 0
+
+
 def test_time_limit_returns_best_found_and_a_valid_bound() -> None:
-    s, y = calibrated_probabilities(10_000, 5, seed=1)
+    # Gaussian scores: fixed_point's incumbent is near the optimum but its bound is not,
+    # so a search remains after the reduction
+    s, y = dense_scores(10_000, 10, seed=1)
     pts = class_points(s, y)
     full = exact(points=pts)
     assert full.diagnostics["status"] == "optimal"

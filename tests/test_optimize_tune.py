@@ -17,6 +17,7 @@ from fmacro.optimize.baselines import cyclic, per_class
 from fmacro.optimize.evaluation import evaluate_thresholds, f_macro
 from fmacro.optimize.search.brute_force import brute_force
 from fmacro.optimize.search.domain import domain
+from fmacro.optimize.search.exact import _exact_f
 from fmacro.optimize.search.fixed_point import fixed_point
 from fmacro.optimize.search.hull import class_hulls
 from fmacro.optimize.search.points import ClassPoints, class_points
@@ -524,3 +525,44 @@ def test_smoothed_points_share_the_raw_arrays_read_only() -> None:
     )
     assert np.array_equal(twin.precision, sm.precision)
     assert np.array_equal(twin.recall, sm.recall)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.integers(1, 6).flatmap(
+        lambda n_obj: st.tuples(
+            hnp.arrays(np.int64, (n_obj, 3), elements=st.integers(0, 3)),
+            hnp.arrays(np.uint8, (n_obj, 3), elements=st.integers(0, 1)),
+        )
+    ),
+    st.sampled_from([0.5, 3.0]),
+    st.sampled_from([2, None]),
+    st.sampled_from([0.5, 1.0, 2.0]),
+    st.sampled_from([0.0, 1.0]),
+)
+def test_tune_exact_is_the_rational_optimum_of_the_smoothed_objective(
+    inst: tuple, a: float, n: int | None, beta: float, zd: float
+) -> None:
+    s, y = inst
+    y[0, :] = 1
+    pts = class_points(s.astype(float), y, zero_division=zd)
+    sm = smooth_points(pts, a, n_eval=n)
+    # the smoothed objective in rational arithmetic: each float p~, r~ is a rational
+    b2 = Fraction(beta) ** 2
+
+    def f_exact(combo: tuple[int, ...]) -> Fraction:
+        idx = (pts.indptr[:-1] + np.array(combo)).tolist()
+        p = sum(Fraction(float(sm.precision[i])) for i in idx) / pts.n_classes
+        r = sum(Fraction(float(sm.recall[i])) for i in idx) / pts.n_classes
+        return Fraction(0) if b2 * p + r == 0 else (1 + b2) * p * r / (b2 * p + r)
+
+    best = max(f_exact(c) for c in itertools.product(*[range(c) for c in pts.n_cuts]))
+    t = tune(s.astype(float), y, prior=a, n_eval=n, beta=beta, zero_division=zd, method="exact")
+    d = t.diagnostics
+    assert f_exact(tuple(t.cuts)) == best
+    # the tie-break of exact compares these same rational values on smoothed points
+    assert _exact_f(sm, np.asarray(t.cuts), Fraction(beta)) == best
+    assert d["smoothed_gap"] == 0.0 and d["certified"]
+    assert d["search_diagnostics"]["status"] == "optimal"
+    fp = tune(s.astype(float), y, prior=a, n_eval=n, beta=beta, zero_division=zd)
+    assert d["smoothed_f"] >= fp.diagnostics["smoothed_f"] - TOL

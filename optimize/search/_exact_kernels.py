@@ -11,12 +11,20 @@ import numba
 import numpy as np
 from numpy.typing import NDArray
 
+from fmacro.validation.measures import f_beta_kernel
+
 __all__ = [
+    "best_completion",
+    "cap_ends",
     "class_pareto",
+    "coordinate_polish",
+    "crossing_u",
+    "front_support",
     "merge_chunk",
     "merge_staircases",
     "neumaier_sum",
     "reduce_points",
+    "screen_cuts",
     "support",
 ]
 
@@ -272,3 +280,269 @@ def merge_staircases(
         ch = nch[:c]
         bounds = nb
     return p.copy(), r.copy(), pa.copy(), ch.copy()
+
+
+@numba.njit(cache=True)
+def screen_cuts(
+    indptr: NDArray[np.int64],
+    p: NDArray[np.float64],
+    r: NDArray[np.float64],
+    vptr: NDArray[np.int64],
+    vp: NDArray[np.float64],
+    vr: NDArray[np.float64],
+    ga: NDArray[np.float64],
+    gc: NDArray[np.float64],
+    target: float,
+    margin: float,
+) -> tuple[NDArray[np.int64], NDArray[np.int64], int]:
+    """:func:`class_pareto` and the first round of the reduction in one pass over the cuts.
+
+    Class ``j``'s support value under direction ``i`` is the largest
+    ``ga[i] p + gc[i] r`` over its upper-right hull vertices ``vptr[j]:vptr[j + 1]``
+    (directions are >= 0, so that is the largest over all its cuts). A non-dominated
+    cut is kept only if its loss ``h_j - (ga p + gc r)`` is at most the slack
+    ``max(sum_j h_j - target, 0) + margin`` of every direction. Dominance and the
+    loss test commute (a dominated cut's loss is at least its dominator's, also in
+    rounded arithmetic, which is monotone), so this keeps what :func:`class_pareto`
+    followed by :func:`reduce_points` keeps, except that the support value comes from
+    the hull vertices: rounding (of the values and of the hull's orientation test)
+    can make it a few ulps of ``ga + gc`` below the largest value over all cuts,
+    which ``margin`` (>= 64 ulps per class) absorbs. The cuts come in non-decreasing
+    ``r`` order within a class, as for :func:`class_pareto`. Returns
+    ``(ptr, idx, n_nondominated)``: :func:`class_pareto`'s layout of the kept cuts
+    and the number of non-dominated cuts before the loss test.
+    """
+    n = indptr.size - 1
+    g = ga.size
+    h = np.full((n, g), -np.inf)
+    for j in range(n):
+        for v in range(vptr[j], vptr[j + 1]):
+            for i in range(g):
+                val = ga[i] * vp[v] + gc[i] * vr[v]
+                if val > h[j, i]:
+                    h[j, i] = val
+    slack = np.empty(g)
+    col = np.empty(n)
+    for i in range(g):
+        for j in range(n):
+            col[j] = h[j, i] if np.isfinite(h[j, i]) else 0.0
+        slack[i] = max(neumaier_sum(col) - target, 0.0) + margin
+    idx = np.empty(indptr[n], dtype=np.int64)
+    ptr = np.zeros(n + 1, dtype=np.int64)
+    out = 0
+    n_nondominated = 0
+    for j in range(n):
+        # forward: the best cut of each run of equal recall (the lowest index wins a
+        # tie; NaN points never win, a NaN recall is a run of its own)
+        start = out
+        run_r = np.nan
+        run_p = -np.inf
+        run_c = -1
+        for c in range(indptr[j], indptr[j + 1]):
+            rc = r[c]
+            pc = p[c]
+            if rc == run_r:
+                if pc > run_p:
+                    run_p = pc
+                    run_c = c
+            else:
+                if run_c >= 0:
+                    idx[out] = run_c
+                    out += 1
+                run_r = rc
+                run_p = -np.inf
+                run_c = -1
+                if not (np.isnan(pc) or np.isnan(rc)):
+                    run_p = pc
+                    run_c = c
+        if run_c >= 0:
+            idx[out] = run_c
+            out += 1
+        # backward: a run's best survives dominance iff its precision beats every
+        # run of larger recall; then the loss test
+        best_p = -np.inf
+        kept = out
+        for t in range(out - 1, start - 1, -1):
+            c = idx[t]
+            if p[c] > best_p:
+                best_p = p[c]
+                n_nondominated += 1
+                keep = True
+                for i in range(g):
+                    if h[j, i] - (ga[i] * p[c] + gc[i] * r[c]) > slack[i]:
+                        keep = False
+                        break
+                if keep:
+                    kept -= 1
+                    idx[kept] = c
+        # the kept cuts sit at idx[kept:out] in increasing recall; move them to start
+        m = out - kept
+        for t in range(m):
+            idx[start + t] = idx[kept + t]
+        out = start + m
+        ptr[j + 1] = out
+    return ptr, idx[:out].copy(), n_nondominated
+
+
+@numba.njit(cache=True)
+def cap_ends(
+    big_p: NDArray[np.float64], big_r: NDArray[np.float64], b2: float, lb: float
+) -> tuple[int, int, int]:
+    """First and last state with ``F >= lb`` (-1 if none) and the state of largest F."""
+    first = -1
+    last = -1
+    best = 0
+    best_f = -np.inf
+    for s in range(big_p.size):
+        f = f_beta_kernel(big_p[s], big_r[s], b2)
+        if f >= lb:
+            if first < 0:
+                first = s
+            last = s
+        if f > best_f:
+            best_f = f
+            best = s
+    return first, last, best
+
+
+@numba.njit(cache=True)
+def crossing_u(p0: float, r0: float, p1: float, r1: float, lb: float, b2: float) -> float:
+    """u where F first reaches ``lb`` walking from (p0, r0) to (p1, r1) (F >= lb there).
+
+    Bisection on the walk, then ``u = b² P / (b² P + R)`` at the point found (0.5 when
+    P = R = 0).
+    """
+    lo = 0.0
+    hi = 1.0
+    for _ in range(60):
+        mid = 0.5 * (lo + hi)
+        if f_beta_kernel(p0 + mid * (p1 - p0), r0 + mid * (r1 - r0), b2) >= lb:
+            hi = mid
+        else:
+            lo = mid
+    pp = p0 + hi * (p1 - p0)
+    rr = r0 + hi * (r1 - r0)
+    den = b2 * pp + rr
+    return b2 * pp / den if den > 0.0 else 0.5
+
+
+@numba.njit(cache=True)
+def best_completion(
+    front_p: NDArray[np.float64],
+    front_r: NDArray[np.float64],
+    off_p: float,
+    off_r: float,
+    ps: NDArray[np.float64],
+    rs: NDArray[np.float64],
+    n: int,
+    b2: float,
+) -> tuple[float, int, int]:
+    """Best F over partial sums completed greedily: ``(f, direction, node)``.
+
+    Partial sum ``a`` completed by direction ``i`` has sums ``off + a + (ps[i], rs[i])``
+    and F-macro ``F(sums) / n`` (F is homogeneous of degree 1). A candidate is divided
+    out only when ``num > best * den`` says it may beat the best so far; the first
+    maximum (direction-major) wins. ``f`` is -inf for an empty front.
+    """
+    best = -np.inf
+    bi = 0
+    bn = 0
+    k = 1.0 + b2
+    for i in range(ps.size):
+        base_p = off_p + ps[i]
+        base_r = off_r + rs[i]
+        for a in range(front_p.size):
+            big_p = base_p + front_p[a]
+            big_r = base_r + front_r[a]
+            num = k * big_p * big_r
+            den = b2 * big_p + big_r
+            if den > 0.0:
+                if num > best * den:
+                    f = num / den
+                    if f > best:
+                        best = f
+                        bi = i
+                        bn = a
+            elif best < 0.0:
+                best = 0.0
+                bi = i
+                bn = a
+    return best / n, bi, bn
+
+
+@numba.njit(cache=True)
+def front_support(
+    front_p: NDArray[np.float64],
+    front_r: NDArray[np.float64],
+    ga: NDArray[np.float64],
+    gc: NDArray[np.float64],
+) -> NDArray[np.float64]:
+    """Per direction, the largest ``ga P + gc R`` over the partial sums (-inf if none)."""
+    out = np.full(ga.size, -np.inf)
+    for i in range(ga.size):
+        best = -np.inf
+        for a in range(front_p.size):
+            v = ga[i] * front_p[a] + gc[i] * front_r[a]
+            if v > best:
+                best = v
+        out[i] = best
+    return out
+
+
+@numba.njit(cache=True)
+def coordinate_polish(
+    ptr: NDArray[np.int64],
+    p: NDArray[np.float64],
+    r: NDArray[np.float64],
+    alive: NDArray[np.bool_],
+    start: NDArray[np.int64],
+    b2: float,
+    max_passes: int,
+) -> NDArray[np.int64]:
+    """Cyclic coordinate ascent of F over the alive candidates, from ``start``.
+
+    ``start[j]`` is an alive candidate of class ``j``. Each step moves one class to its
+    alive candidate of largest F with the others fixed (only a strict rise moves it);
+    passes repeat until none moves or ``max_passes``. F is homogeneous of degree 1,
+    so the sums are compared without dividing by the number of classes. Returns the
+    candidate chosen in every class.
+    """
+    n = ptr.size - 1
+    choice: NDArray[np.int64] = np.asarray(start).copy()
+    k = 1.0 + b2
+    for _ in range(max_passes):
+        sp = 0.0
+        sr = 0.0
+        for j in range(n):
+            sp += p[choice[j]]
+            sr += r[choice[j]]
+        moved = False
+        for j in range(n):
+            if ptr[j + 1] - ptr[j] < 2:
+                continue
+            cur = choice[j]
+            rest_p = sp - p[cur]
+            rest_r = sr - r[cur]
+            big_p = rest_p + p[cur]
+            big_r = rest_r + r[cur]
+            den = b2 * big_p + big_r
+            best = k * big_p * big_r / den if den > 0.0 else 0.0
+            best_c = cur
+            for c in range(ptr[j], ptr[j + 1]):
+                if not alive[c] or c == cur:
+                    continue
+                big_p = rest_p + p[c]
+                big_r = rest_r + r[c]
+                den = b2 * big_p + big_r
+                f = k * big_p * big_r / den if den > 0.0 else 0.0
+                if f > best:
+                    best = f
+                    best_c = c
+            if best_c != cur:
+                choice[j] = best_c
+                sp = rest_p + p[best_c]
+                sr = rest_r + r[best_c]
+                moved = True
+        if not moved:
+            break
+    return choice

@@ -11,9 +11,13 @@ of one point per class has ``n F(P, R) = F(S) <= sum_k h_k(g)``, and choosing a 
 ``h_k(g) - <g, x>``. Given an achievable incumbent F = LB:
 
 1. **Reduction.** A point whose loss exceeds ``sum_k h_k(g) - n LB`` for some ``g``
-   can only be in choices with F < LB: drop it (several directions, repeated).
+   can only be in choices with F < LB: drop it (several directions, repeated). When
+   a class keeps several points, LB is first raised by coordinate ascent over the
+   survivors (every slack shrinks with it).
    Dominated points of a class (another point has p and r at least as large) are
-   dropped first: F is non-decreasing in P and R.
+   dropped too: F is non-decreasing in P and R. When every class keeps one point,
+   every optimal choice reduces (by dominance swaps) to the one choice left, which is
+   therefore optimal: no search runs.
 2. **Pruned Pareto merge.** The classes left with one point are a constant; the others
    are merged one at a time. A partial sum ``a`` (classes merged so far) survives only
    if ``<g, offset + a> + sum over unmerged classes of h_k(g) >= n LB`` for every
@@ -34,9 +38,14 @@ chunks of work: the result is then the best choice found with a valid upper boun
 (the relaxation bound of :func:`fmacro.optimize.search.fixed_point`, tightened by the bound over
 the partial sums still alive).
 
-Cost: everything :func:`fmacro.optimize.search.fixed_point` does, plus O(cuts) for the dominance
-filter and O(cuts x directions) for the reduction, plus the merge, whose size
-depends on how many points survive (a handful on problems with many classes).
+Cost: everything :func:`fmacro.optimize.search.fixed_point` does, plus one numba pass
+over the cuts (dominance filter and the first reduction round fused, support values
+read off fixed_point's hulls) and a few rounds on the survivors. When that leaves one
+point per class, fixed_point's answer is proven optimal and nothing else runs
+(``diagnostics["proof"] == "reduction"``; e.g. Corel5k). Otherwise the grid of
+directions is built, the reduction repeated with it, and the merge runs; its size
+depends on how many points survive (a handful per searched class on problems with
+many classes).
 """
 
 from __future__ import annotations
@@ -51,16 +60,21 @@ import numpy as np
 from numpy.typing import NDArray
 
 from fmacro.optimize.search._exact_kernels import (
-    class_pareto,
+    best_completion,
+    cap_ends,
+    coordinate_polish,
+    crossing_u,
+    front_support,
     merge_chunk,
     merge_staircases,
     neumaier_sum,
     reduce_points,
+    screen_cuts,
     support,
 )
 from fmacro.optimize.search.brute_force import exact_f_of_cuts
 from fmacro.optimize.search.fixed_point import fixed_point_from_sweep
-from fmacro.optimize.search.hull import Sweep, class_hulls, edge_sweep
+from fmacro.optimize.search.hull import ClassHulls, Sweep, class_hulls, edge_sweep
 from fmacro.optimize.search.points import ClassPoints, as_points
 from fmacro.optimize.search.result import ThresholdResult, evaluate_cuts
 from fmacro.validation.checks import check_beta
@@ -74,7 +88,8 @@ EXACT_TIE_CLASSES = 2000
 _N_GRID = 8
 _CHUNK_WORK = 2_000_000  # children tried per merge call (between time checks)
 _MAX_TIE_CANDIDATES = 64
-_EPS = np.finfo(np.float64).eps
+_POLISH_PASSES = 50
+_EPS = float(np.finfo(np.float64).eps)
 
 
 def _check_time_limit(time_limit: Any) -> float | None:
@@ -104,18 +119,14 @@ def _u_of(p: NDArray[np.float64], r: NDArray[np.float64], b2: float) -> NDArray[
         return np.where(den > 0.0, b2 * p / np.where(den > 0.0, den, 1.0), 0.5)
 
 
-def _crossing_u(p0: Any, r0: Any, p1: Any, r1: Any, lb: float, beta: float) -> float:
+def _crossing_u(p0: Any, r0: Any, p1: Any, r1: Any, lb: float, b2: float) -> float:
     """u where F first reaches ``lb`` walking from (p0, r0) to (p1, r1) (F >= lb there)."""
-    p0, r0, p1, r1 = float(p0), float(r0), float(p1), float(r1)
-    lo, hi = 0.0, 1.0
-    for _ in range(60):
-        mid = 0.5 * (lo + hi)
-        if f_beta_from_pr(p0 + mid * (p1 - p0), r0 + mid * (r1 - r0), beta) >= lb:
-            hi = mid
-        else:
-            lo = mid
-    pp, rr = p0 + hi * (p1 - p0), r0 + hi * (r1 - r0)
-    return float(_u_of(np.array([pp]), np.array([rr]), beta * beta)[0])
+    return float(crossing_u(float(p0), float(r0), float(p1), float(r1), float(lb), b2))
+
+
+def _u_star(ub_point: NDArray[np.float64], b2: float) -> float:
+    """u of the relaxation optimum: its direction is the tightest single bound."""
+    return float(_u_of(np.array([ub_point[0]]), np.array([ub_point[1]]), b2)[0])
 
 
 def _grid(sweep: Sweep, ub_point: NDArray[np.float64], lb: float, beta: float) -> NDArray:
@@ -126,23 +137,21 @@ def _grid(sweep: Sweep, ub_point: NDArray[np.float64], lb: float, beta: float) -
     just outside the cap.
     """
     b2 = beta * beta
-    u_star = float(_u_of(np.array([ub_point[0]]), np.array([ub_point[1]]), b2)[0])
+    u_star = _u_star(ub_point, b2)
     big_p = np.asarray(sweep.P)
     big_r = np.asarray(sweep.R)
-    f_states = np.asarray(f_beta_from_pr(big_p, big_r, beta))
-    inside = np.flatnonzero(f_states >= lb)
+    i0, i1, i_max = (int(v) for v in cap_ends(big_p, big_r, b2, lb))
     last = big_p.size - 1
     ends = [u_star]
-    if inside.size:
-        i0, i1 = int(inside[0]), int(inside[-1])
+    if i0 >= 0:
         if i0 > 0:
-            ends.append(_crossing_u(big_p[i0 - 1], big_r[i0 - 1], big_p[i0], big_r[i0], lb, beta))
+            ends.append(_crossing_u(big_p[i0 - 1], big_r[i0 - 1], big_p[i0], big_r[i0], lb, b2))
         if i1 < last:
-            ends.append(_crossing_u(big_p[i1 + 1], big_r[i1 + 1], big_p[i1], big_r[i1], lb, beta))
+            ends.append(_crossing_u(big_p[i1 + 1], big_r[i1 + 1], big_p[i1], big_r[i1], lb, b2))
     else:  # the cap lies inside the edge of the relaxation optimum
-        i0 = i1 = int(np.argmax(f_states))
+        i0 = i1 = i_max
         for j in (max(i0 - 1, 0), i0, min(i0 + 1, last)):
-            ends.append(_crossing_u(big_p[j], big_r[j], ub_point[0], ub_point[1], lb, beta))
+            ends.append(_crossing_u(big_p[j], big_r[j], ub_point[0], ub_point[1], lb, b2))
     grid = np.linspace(min(ends), max(ends), _N_GRID)
     nb = [max(i0 - 1, 0), min(i1 + 1, last)]
     outer = _u_of(big_p[nb], big_r[nb], b2)
@@ -161,16 +170,32 @@ class _Candidates:
     alive: NDArray[np.bool_]
 
 
-def _candidates(points: ClassPoints) -> _Candidates:
-    ptr, idx = class_pareto(
+def _screened_candidates(
+    hulls: ClassHulls, ga: NDArray, gc: NDArray, target: float, margin: float
+) -> tuple[_Candidates, int]:
+    """The non-dominated cuts that pass one reduction round; and how many were non-dominated.
+
+    One pass over the cuts (:func:`screen_cuts`), with support values read off the
+    hulls that :func:`fixed_point` already built.
+    """
+    points = hulls.points
+    precision = np.asarray(points.precision)
+    recall = np.asarray(points.recall)
+    ptr, idx, n_nondominated = screen_cuts(
         np.asarray(points.indptr),
-        np.asarray(points.tp),
-        np.asarray(points.precision),
-        np.asarray(points.recall),
+        precision,
+        recall,
+        np.asarray(hulls.vertex_indptr),
+        np.asarray(hulls.vertex_p),
+        np.asarray(hulls.vertex_r),
+        np.ascontiguousarray(ga, dtype=np.float64),
+        np.ascontiguousarray(gc, dtype=np.float64),
+        float(target),
+        float(margin),
     )
-    p = np.ascontiguousarray(points.precision[idx])
-    r = np.ascontiguousarray(points.recall[idx])
-    return _Candidates(ptr, idx, p, r, np.ones(idx.size, dtype=bool))
+    p = np.ascontiguousarray(precision[idx])
+    r = np.ascontiguousarray(recall[idx])
+    return _Candidates(ptr, idx, p, r, np.ones(idx.size, dtype=bool)), int(n_nondominated)
 
 
 def _reduce(
@@ -203,7 +228,11 @@ def _reduce(
 
 @attrs.define
 class _Search:
-    """Mutable state of one exact search (private)."""
+    """Mutable state of one exact search (private).
+
+    The incumbent is ``inc_cuts`` with F-macro ``inc_f``, found by ``source``
+    ("fixed_point", "coordinate_ascent" or "search").
+    """
 
     points: ClassPoints
     b: float
@@ -214,20 +243,13 @@ class _Search:
     inc_cuts: NDArray[np.int64]
     inc_f: float
     deadline: float | None
-    improved: bool = False
+    source: str = "fixed_point"
     n_nodes: int = 0
     max_front: int = 1
 
     @property
     def target(self) -> float:
         return self.points.n_classes * self.inc_f
-
-    def offer(self, cuts: NDArray[np.int64]) -> None:
-        f = evaluate_cuts(self.points, cuts, self.b)[2]
-        if not math.isnan(f) and f > self.inc_f:
-            self.inc_f = f
-            self.inc_cuts = cuts
-            self.improved = True
 
     def out_of_time(self) -> bool:
         return self.deadline is not None and time.perf_counter() > self.deadline
@@ -258,9 +280,16 @@ def _alive_counts(cand: _Candidates) -> NDArray[np.int64]:
 
 
 def _run(state: _Search) -> tuple[bool, float, list[NDArray[np.int64]]]:
-    """The merge. Returns (finished, upper bound in sum units, final tie candidates)."""
+    """The merge. Returns (finished, upper bound in sum units, final tie candidates).
+
+    Improvements of the incumbent are kept as the choices of the searched classes
+    (F from compensated sums of those classes and of the fixed ones) and turned into
+    cuts of every class once, when the merge stops: a full evaluation per
+    improvement would cost O(classes) each.
+    """
     pts = state.points
     n = pts.n_classes
+    b2 = state.b * state.b
     n_dir = state.ga.size
     ga, gc = state.ga, state.gc
     counts = _alive_counts(state.cand)
@@ -276,6 +305,7 @@ def _run(state: _Search) -> tuple[bool, float, list[NDArray[np.int64]]]:
     n_multi = multi.size
     sup = np.zeros((n_dir, n_multi))
     arg = np.zeros((n_dir, n_multi), dtype=np.int64)
+    inc_choice: list[NDArray[np.int64]] = []  # the best choice found (mc indices), if any
 
     def refresh_support() -> None:
         for i in range(n_dir):
@@ -286,17 +316,39 @@ def _run(state: _Search) -> tuple[bool, float, list[NDArray[np.int64]]]:
     front_r = np.zeros(1)
     history: list[tuple[NDArray[np.int64], NDArray[np.int64]]] = []  # (parent, mc index)
 
-    def cuts_of(level: int, node: int, rest_arg: NDArray[np.int64] | None) -> NDArray[np.int64]:
-        cuts: NDArray[np.int64] = base_cuts.copy()
+    def choice_of(level: int, node: int, rest_arg: NDArray[np.int64] | None) -> NDArray[np.int64]:
+        """mc index chosen in every searched class: the path to ``node``, then ``rest_arg``."""
+        choice = np.zeros(n_multi, dtype=np.int64)
         if rest_arg is not None and level + 1 < n_multi:
-            ks = multi[level + 1 :]
-            cuts[ks] = mc.idx[rest_arg[level + 1 :]] - pts.indptr[ks]
+            choice[level + 1 :] = rest_arg[level + 1 :]
         for lv in range(level, -1, -1):
             parent, chosen = history[lv]
-            k = int(multi[lv])
-            cuts[k] = int(mc.idx[chosen[node]] - pts.indptr[k])
+            choice[lv] = chosen[node]
             node = int(parent[node])
+        return choice
+
+    def cuts_of(choice: NDArray[np.int64]) -> NDArray[np.int64]:
+        cuts: NDArray[np.int64] = base_cuts.copy()
+        cuts[multi] = mc.idx[choice] - pts.indptr[multi]
         return cuts
+
+    def offer(choice: NDArray[np.int64]) -> None:
+        big_p = (off_p + neumaier_sum(mc.p[choice])) / n
+        big_r = (off_r + neumaier_sum(mc.r[choice])) / n
+        f = float(f_beta_from_pr(big_p, big_r, state.b))
+        if not math.isnan(f) and f > state.inc_f:
+            state.inc_f = f
+            state.source = "search"
+            inc_choice[:] = [choice]
+
+    def stop(
+        finished: bool, ub_sum: float, ties: list[NDArray[np.int64]]
+    ) -> tuple[bool, float, list[NDArray[np.int64]]]:
+        for choice in ties:
+            offer(choice)
+        if inc_choice:
+            state.inc_cuts = cuts_of(inc_choice[0])
+        return finished, ub_sum, [cuts_of(c) for c in ties]
 
     def rest_sums(first: int) -> tuple[NDArray, NDArray, NDArray]:
         """Per direction: sums of supports, argmax p and argmax r over classes >= first."""
@@ -317,7 +369,7 @@ def _run(state: _Search) -> tuple[bool, float, list[NDArray[np.int64]]]:
 
     for level in range(n_multi):
         if state.out_of_time():
-            return False, front_bound(level), []
+            return stop(False, front_bound(level), [])
         live = np.flatnonzero(mc.alive[mc.ptr[level] : mc.ptr[level + 1]]) + mc.ptr[level]
         xp = np.ascontiguousarray(mc.p[live])
         xr = np.ascontiguousarray(mc.r[live])
@@ -328,36 +380,35 @@ def _run(state: _Search) -> tuple[bool, float, list[NDArray[np.int64]]]:
         parts: list[tuple[NDArray, NDArray, NDArray, NDArray]] = []
         for lo in range(0, front_p.size, step):
             if lo > 0 and state.out_of_time():
-                return False, front_bound(level), []
+                return stop(False, front_bound(level), [])
             hi = min(front_p.size, lo + step)
             cp, cr, par, cho = merge_chunk(
                 front_p, front_r, lo, hi, xp, xr, ga, gc, base, state.target - state.margin, tol
             )
             parts.append((cp, cr, par, live[cho]))
-        seg = np.concatenate(([0], np.cumsum([x[0].size for x in parts]))).astype(np.int64)
-        all_p, all_r, all_par, all_cho = (np.concatenate([x[i] for x in parts]) for i in range(4))
-        front_p, front_r, parent, chosen = merge_staircases(
-            all_p, all_r, all_par, all_cho, seg, tol
-        )
+        if len(parts) == 1:
+            front_p, front_r, parent, chosen = parts[0]
+        else:
+            seg = np.concatenate(([0], np.cumsum([x[0].size for x in parts]))).astype(np.int64)
+            all_p, all_r, all_par, all_cho = (
+                np.concatenate([x[i] for x in parts]) for i in range(4)
+            )
+            front_p, front_r, parent, chosen = merge_staircases(
+                all_p, all_r, all_par, all_cho, seg, tol
+            )
         history.append((parent, chosen))
         state.n_nodes += int(front_p.size)
         state.max_front = max(state.max_front, int(front_p.size))
         if front_p.size == 0:
-            return True, state.target, []  # nothing beats the incumbent
+            return stop(True, state.target, [])  # nothing beats the incumbent
         # raise LB: complete every partial sum greedily, per direction
         _, ps, rs = rest_sums(level + 1)
-        tot_p = off_p + front_p[None, :] + ps[:, None]
-        tot_r = off_r + front_r[None, :] + rs[:, None]
-        f_all = np.asarray(f_beta_from_pr(tot_p / n, tot_r / n, state.b))
-        i_best, node = np.unravel_index(int(np.argmax(f_all)), f_all.shape)
-        if f_all[i_best, node] > state.inc_f:
-            state.offer(cuts_of(level, int(node), arg[int(i_best)]))
+        f_best, i_best, node = best_completion(front_p, front_r, off_p, off_r, ps, rs, n, b2)
+        if f_best > state.inc_f:
+            offer(choice_of(level, int(node), arg[int(i_best)]))
         if level + 1 < n_multi:
             # tighten: reduce the unmerged classes against the best partial sum
-            best_front = np.max(
-                ga[:, None] * front_p[None, :] + gc[:, None] * front_r[None, :], axis=1
-            )
-            fixed = ga * off_p + gc * off_r + best_front
+            fixed = ga * off_p + gc * off_r + front_support(front_p, front_r, ga, gc)
             rest_alive = mc.alive.copy()
             rest_alive[: mc.ptr[level + 1]] = False
             sub = attrs.evolve(mc, alive=rest_alive)
@@ -365,14 +416,73 @@ def _run(state: _Search) -> tuple[bool, float, list[NDArray[np.int64]]]:
             mc.alive[mc.ptr[level + 1] :] = rest_alive[mc.ptr[level + 1] :]
             refresh_support()
     if n_multi == 0:
-        return True, state.target, []
+        return stop(True, state.target, [])
     # every survivor is complete: near-ties of the best are candidates for the finish
     f_fin = np.asarray(f_beta_from_pr((off_p + front_p) / n, (off_r + front_r) / n, state.b))
     best = float(f_fin.max())
     tol = 1e-12 * max(1.0, abs(best))
     near = np.flatnonzero(f_fin >= max(best, state.inc_f) - tol)
     near = near[np.argsort(-f_fin[near], kind="stable")][:_MAX_TIE_CANDIDATES]
-    return True, state.target, [cuts_of(n_multi - 1, int(i), None) for i in near]
+    return stop(True, state.target, [choice_of(n_multi - 1, int(i), None) for i in near])
+
+
+def _exact_f(points: ClassPoints, cuts: NDArray[np.int64], beta: Fraction) -> Fraction:
+    """F-macro of ``cuts`` in rational arithmetic, of the values the search maximized.
+
+    Plain points are ratios of counts (:func:`exact_f_of_cuts`); a subclass with
+    transformed precision and recall (the smoothed points of ``optimize.tune``) is
+    defined by its float values, each of which is a rational number exactly.
+    """
+    if type(points) is ClassPoints:
+        return exact_f_of_cuts(points, cuts, beta)
+    at = np.asarray(points.indptr)[:-1] + cuts
+    n = points.n_classes
+    big_p = sum((Fraction(v) for v in points.precision[at].tolist()), Fraction(0)) / n
+    big_r = sum((Fraction(v) for v in points.recall[at].tolist()), Fraction(0)) / n
+    b2 = beta * beta
+    den = b2 * big_p + big_r
+    return Fraction(0) if den == 0 else (1 + b2) * big_p * big_r / den
+
+
+def _polish(state: _Search, cand: _Candidates) -> None:
+    """Offer coordinate ascent over the alive candidates, from two starts.
+
+    The starts: the incumbent's cuts (a class whose cut was removed takes its pick for
+    the direction u*, ``state.ga[0], state.gc[0]``) and every class's pick for u*.
+    """
+    _, u_pick = support(
+        cand.ptr, cand.p, cand.r, cand.alive, float(state.ga[0]), float(state.gc[0])
+    )
+    indptr = np.asarray(state.points.indptr)
+    at = indptr[:-1] + state.inc_cuts
+    pos = np.minimum(np.searchsorted(cand.idx, at), cand.idx.size - 1)
+    kept = (cand.idx[pos] == at) & cand.alive[pos]
+    b2 = state.b * state.b
+    for start in (np.where(kept, pos, u_pick), u_pick):
+        choice = coordinate_polish(cand.ptr, cand.p, cand.r, cand.alive, start, b2, _POLISH_PASSES)
+        cuts = np.asarray(cand.idx[choice] - indptr[:-1], dtype=np.int64)
+        f = evaluate_cuts(state.points, cuts, state.b)[2]
+        if not math.isnan(f) and f > state.inc_f:
+            state.inc_f = f
+            state.inc_cuts = cuts
+            state.source = "coordinate_ascent"
+
+
+def _sole_choice(cand: _Candidates, points: ClassPoints) -> NDArray[np.int64]:
+    """Local cuts of the first alive candidate of every class."""
+    _, arg = support(cand.ptr, cand.p, cand.r, cand.alive, 1.0, 1.0)
+    return np.asarray(cand.idx[arg] - np.asarray(points.indptr)[:-1], dtype=np.int64)
+
+
+def _margin(n: int, b2: float) -> float:
+    """Rounding allowance (sum units) of every pruning test.
+
+    Sums of up to n terms in [0, gmax] (compensated sums), the merge's additions and
+    the hull-vertex support values, with a wide safety factor; gmax bounds both
+    coordinates of every direction on the gradient curve.
+    """
+    gmax = (1.0 + b2) * max(1.0, 1.0 / b2)
+    return 64.0 * _EPS * gmax * (n + 1.0) * (1.0 + math.log2(n + 1.0))
 
 
 def exact_from_sweep(
@@ -382,7 +492,17 @@ def exact_from_sweep(
     time_limit: float | None = None,
     _start: float | None = None,
 ) -> ThresholdResult:
-    """:func:`exact` on an already merged edge sweep."""
+    """:func:`exact` on an already merged edge sweep.
+
+    Stages: :func:`fixed_point_from_sweep` (incumbent and relaxation optimum); one
+    pass over the cuts that drops dominated cuts and reduces against the direction
+    of the relaxation optimum, with support values from the sweep's hulls; more
+    rounds of that reduction on the survivors. When every class is left with one
+    point the incumbent is proven optimal and the search is skipped
+    (``diagnostics["proof"] == "reduction"``); otherwise the grid of directions is
+    built, the reduction repeated with all of them, and the merge runs
+    (``"search"``).
+    """
     start = time.perf_counter() if _start is None else _start
     b = check_beta(beta)
     b2 = b * b
@@ -391,31 +511,44 @@ def exact_from_sweep(
     pts = sweep.hulls.points
     n = pts.n_classes
     fp = fixed_point_from_sweep(sweep, beta=b)
-    cand = _candidates(pts)
-    n_points = int(cand.idx.size)
-    u = _grid(sweep, np.asarray(fp.diagnostics["ub_point"]), fp.f, b)
-    ga, gc = gradient_directions(u, b2)
-    gmax = float(max(ga.max(), gc.max()))
-    # rounding of sums of up to n terms in [0, gmax] (compensated sums) and of the
-    # merge's additions, with a wide safety factor
-    margin = 64.0 * _EPS * gmax * (n + 1.0) * (1.0 + math.log2(n + 1.0))
+    ub_point = np.asarray(fp.diagnostics["ub_point"])
+    margin = _margin(n, b2)
     inc_f = fp.f if not math.isnan(fp.f) else -math.inf
+    # the direction of the relaxation optimum alone: its bound is the tightest
+    u = np.array([_u_star(ub_point, b2)])
+    ga, gc = gradient_directions(u, b2)
+    cand, n_points = _screened_candidates(sweep.hulls, ga, gc, n * inc_f, margin)
     state = _Search(pts, b, cand, ga, gc, margin, np.asarray(fp.cuts), inc_f, deadline)
     _reduce(cand, ga, gc, state.target, margin)
+    if np.any(_alive_counts(cand) > 1):
+        # a search is needed: first raise LB by coordinate ascent over the survivors (a
+        # higher LB shrinks every slack below), then reduce with the grid of directions
+        _polish(state, cand)
+        _reduce(cand, ga, gc, state.target, margin)
+        u = _grid(sweep, ub_point, state.inc_f, b)
+        ga, gc = gradient_directions(u, b2)
+        state.ga, state.gc = ga, gc
+        _reduce(cand, ga, gc, state.target, margin)
     n_survivors = int(cand.alive.sum())
     n_multi = int(np.count_nonzero(_alive_counts(cand) > 1))
-    finished, ub_sum, ties = _run(state)
-    for cuts in ties:
-        state.offer(cuts)
+    if n_multi:
+        finished, ub_sum, ties = _run(state)
+    else:
+        # one choice is left and every optimal choice reduces to it (proof in the module
+        # docstring); it is the incumbent's unless that took a dominated cut
+        finished, ub_sum = True, state.target
+        only = _sole_choice(cand, pts)
+        ties = [] if np.array_equal(only, state.inc_cuts) else [only]
+        if ties and evaluate_cuts(pts, only, b)[2] > state.inc_f:
+            state.inc_cuts = only
     cuts = state.inc_cuts
     if finished and ties and n <= EXACT_TIE_CLASSES:
-        exact_vals = [exact_f_of_cuts(pts, c, Fraction(b)) for c in [state.inc_cuts, *ties]]
+        exact_vals = [_exact_f(pts, c, Fraction(b)) for c in [state.inc_cuts, *ties]]
         i_best = int(np.argmax(np.array([v >= max(exact_vals) for v in exact_vals])))
         cuts = [state.inc_cuts, *ties][i_best]
-    f = evaluate_cuts(pts, cuts, b)[2]
-    ub = f if finished else max(min(fp.upper_bound, ub_sum / n), f)
     diag: dict[str, Any] = {
         "status": "optimal" if finished else "time_limit",
+        "proof": "search" if n_multi else "reduction",
         "n_points": n_points,
         "n_survivors": n_survivors,
         "n_multi_classes": n_multi,
@@ -424,9 +557,23 @@ def exact_from_sweep(
         "n_directions": int(u.size),
         "fixed_point_f": fp.f,
         "fixed_point_upper_bound": fp.upper_bound,
-        "source": "search" if state.improved else "fixed_point",
-        "seconds": time.perf_counter() - start,
+        "source": (
+            "fixed_point"
+            if np.array_equal(cuts, fp.cuts)
+            else state.source
+            if cuts is state.inc_cuts
+            else "search"
+        ),
     }
+    if np.array_equal(cuts, fp.cuts):
+        # fixed_point's own result already holds these cuts' thresholds, P, R and F
+        f = fp.f
+        ub = f if finished else max(min(fp.upper_bound, ub_sum / n), f)
+        diag["seconds"] = time.perf_counter() - start
+        return attrs.evolve(fp, method="exact", upper_bound=ub, gap=ub - f, diagnostics=diag)
+    f = evaluate_cuts(pts, cuts, b)[2]
+    ub = f if finished else max(min(fp.upper_bound, ub_sum / n), f)
+    diag["seconds"] = time.perf_counter() - start
     return ThresholdResult.from_cuts(
         pts, cuts, beta=b, method="exact", upper_bound=ub, diagnostics=diag
     )
@@ -469,12 +616,14 @@ def exact(
         rounding of P and R; near-ties are decided in exact arithmetic for up to
         :data:`EXACT_TIE_CLASSES` classes). When ``time_limit`` stops it,
         ``upper_bound`` is a valid bound and ``diagnostics["status"]`` is
-        ``"time_limit"``. ``diagnostics`` also holds ``n_points`` (non-dominated
+        ``"time_limit"``. ``diagnostics`` also holds ``proof`` (``"reduction"``
+        when the reduction alone left one point per class, so no search ran;
+        ``"search"`` otherwise), ``n_points`` (non-dominated
         cuts), ``n_survivors`` (after the reduction), ``n_multi_classes`` (classes
         left with more than one point), ``n_nodes`` (partial sums kept by the
         merge), ``max_front``, ``n_directions``, ``fixed_point_f``,
-        ``fixed_point_upper_bound``, ``source`` ("fixed_point" when its incumbent
-        was already optimal, else "search") and ``seconds``.
+        ``fixed_point_upper_bound``, ``source`` (the stage that found the returned
+        cuts: "fixed_point", "coordinate_ascent" or "search") and ``seconds``.
 
     Raises
     ------

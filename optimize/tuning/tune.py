@@ -17,7 +17,7 @@ so they compare directly with the other methods' values. ``upper_bound`` and
 deliberately not the in-sample optimum). The certificate of ``fixed_point`` holds
 for the *smoothed* objective; it is in ``diagnostics``: ``smoothed_f``,
 ``smoothed_upper_bound``, ``smoothed_gap``, ``certified`` (True for
-``method="fixed_point"`` and ``"domain"``).
+``method="fixed_point"``, ``"exact"`` and ``"domain"``).
 
 Classes without tuning positives
 --------------------------------
@@ -52,6 +52,7 @@ from fmacro.optimize._inputs import matching_shapes
 from fmacro.optimize.baselines import cuts_for_thresholds, cyclic, per_class
 from fmacro.optimize.search._fbeta import argv
 from fmacro.optimize.search.domain import domain
+from fmacro.optimize.search.exact import exact
 from fmacro.optimize.search.fixed_point import fixed_point
 from fmacro.optimize.search.points import ClassPoints, as_points, class_points
 from fmacro.optimize.search.result import ThresholdResult, evaluate_cuts
@@ -69,7 +70,7 @@ from fmacro.validation.measures import f_beta_from_pr
 __all__ = ["DEFAULT_CV_GRID", "tune"]
 
 DEFAULT_CV_GRID: tuple[float, ...] = (0.0, 1.0, 3.0, 10.0, 30.0)
-_METHODS = ("fixed_point", "per_class", "cyclic", "domain")
+_METHODS = ("fixed_point", "exact", "per_class", "cyclic", "domain")
 _UNSEEN = ("prior", "never")
 
 
@@ -131,7 +132,9 @@ def tune(
         held-out half's size when ``n_eval`` is None.
     method
         Search run on the smoothed points: ``"fixed_point"`` (default, certified
-        for the smoothed objective), ``"domain"`` (exact hull, certified),
+        for the smoothed objective), ``"exact"`` (:func:`optimize.exact`: the proven
+        optimum of the smoothed objective, ``smoothed_gap == 0``), ``"domain"``
+        (exact hull, certified),
         ``"per_class"`` (each class at its smoothed F_beta optimum: a macro-F
         target), ``"cyclic"``.
     unseen
@@ -282,6 +285,8 @@ def _search(points: SmoothedPoints, method: str, b: float) -> ThresholdResult:
     zd = points.zero_division
     if method == "fixed_point":
         return fixed_point(points=points, beta=b, zero_division=zd)
+    if method == "exact":
+        return exact(points=points, beta=b, zero_division=zd)
     if method == "domain":
         return domain(points=points, beta=b, zero_division=zd, n_angles=None)
     if method == "per_class":
@@ -364,7 +369,7 @@ def _solve(problem: _Problem, a: float, extra: dict[str, Any]) -> ThresholdResul
     phi = float(argv(inner.precision, inner.recall, b * b))
     thresholds = raw.thresholds_for(cuts)
     n_unseen = _unseen_thresholds(problem, a, phi, thresholds)
-    certified = problem.method in ("fixed_point", "domain")
+    certified = problem.method in ("fixed_point", "exact", "domain")
     diag: dict[str, Any] = {
         "prior": a,
         "n_eval": problem.n_eval,
