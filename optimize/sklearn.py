@@ -114,8 +114,8 @@ class FMacroThresholdClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimat
         ``score >= threshold`` (same dtype as the ``y`` given to ``fit``). A label
         without a positive in the out-of-fold labels gets :func:`optimize.tune`'s
         ``unseen="prior"`` cut with ``method="tune"`` and ``+inf`` (never predicted)
-        with the other methods (see ``prior``). ``classes_`` is ``arange(n_labels)``. The estimator must
-        support multi-label targets (e.g. ``OneVsRestClassifier``,
+        with the other methods (see ``prior``). ``classes_`` is ``arange(n_labels)``.
+        The estimator must support multi-label targets (e.g. ``OneVsRestClassifier``,
         ``MultiOutputClassifier``, ``RandomForestClassifier``, ``KNeighborsClassifier``).
     Binary with ``objective="f_beta"`` (the default for binary ``y``)
         One threshold on the score of ``pos_label`` (``classes_[1]`` unless given):

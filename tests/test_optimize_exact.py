@@ -125,13 +125,47 @@ def test_exact_equals_rational_brute_force_on_tiny_instances(inst: tuple) -> Non
     if math.isnan(zd):
         assert np.all(res.cuts >= 1)  # never the undefined empty cut
     # never below fixed_point, whose bound still holds
-    fp = fixed_point(points=pts, beta=beta, zero_division=zd, empty_classes=ec)
+    fp = fixed_point(points=pts, beta=beta, zero_division=zd, empty_classes=ec, exact=False)
     assert res.f >= fp.f - TOL
     assert fp.upper_bound >= float(opt) - TOL
     if res.diagnostics["proof"] == "reduction":  # proven without a search
         assert res.diagnostics["n_nodes"] == 0
     if res.diagnostics["source"] == "fixed_point":
         np.testing.assert_array_equal(res.cuts, fp.cuts)
+
+
+@settings(max_examples=200, deadline=None)
+@given(tiny())
+def test_fixed_point_by_default_is_the_rational_optimum(inst: tuple) -> None:
+    # exact=True (the default) closes the linearization's gap with the exact search
+    s, y, beta, zd, ec = inst
+    pts = class_points(s, y, zero_division=zd, empty_classes=ec)
+    res = fixed_point(points=pts, beta=beta, zero_division=zd, empty_classes=ec)
+    assert res.method == "fixed_point"
+    assert exact_f_of_cuts(pts, res.cuts, Fraction(beta)) == _oracle(pts, beta)
+    assert res.gap == 0.0 and res.upper_bound == res.f
+    linear = fixed_point(points=pts, beta=beta, zero_division=zd, empty_classes=ec, exact=False)
+    if linear.diagnostics["status"] == "edge":
+        assert res.diagnostics["linearization_f"] == linear.f
+        assert res.diagnostics["linearization_bound"] == linear.upper_bound
+        assert res.diagnostics["exact"]["status"] == "optimal"
+    else:  # an exact fixed point: nothing to close
+        assert "exact" not in res.diagnostics
+        np.testing.assert_array_equal(res.cuts, linear.cuts)
+
+
+def test_fixed_point_time_limit_keeps_a_valid_bound_and_the_linear_answer() -> None:
+    s, y = dense_scores(10_000, 10, seed=1)
+    pts = class_points(s, y)
+    linear = fixed_point(points=pts, exact=False)
+    assert linear.diagnostics["status"] == "edge"
+    cut = fixed_point(points=pts, time_limit=1e-9)
+    assert cut.diagnostics["exact"]["status"] == "time_limit"
+    assert cut.f >= linear.f
+    assert linear.f <= cut.upper_bound <= linear.upper_bound
+    full = fixed_point(points=pts)
+    assert full.gap == 0.0 and full.f >= cut.f
+    assert cut.upper_bound >= full.f - TOL
 
 
 def _medium(seed: int, n_cls: int, levels: int | None) -> ClassPoints:
@@ -171,7 +205,7 @@ def _ranked(lists: list[list[int]]) -> ClassPoints:
 def test_exact_where_fixed_point_is_not() -> None:
     # the optimum 15/19 lies strictly inside an edge of conv D
     pts = _ranked([[1, 0, 0, 1], [1, 0, 1, 0]])
-    fp = fixed_point(points=pts)
+    fp = fixed_point(points=pts, exact=False)
     res = exact(points=pts)
     assert exact_f_of_cuts(pts, res.cuts) == Fraction(15, 19)
     assert res.gap == 0.0 and fp.gap > 0.0
@@ -184,7 +218,7 @@ def test_exact_where_fixed_point_is_not() -> None:
         y[0] = 1
         p = class_points(s, y)
         opt = brute_force_exact(p, 1).f
-        if exact_f_of_cuts(p, fixed_point(points=p).cuts) < opt:
+        if exact_f_of_cuts(p, fixed_point(points=p, exact=False).cuts) < opt:
             found += 1
             assert exact_f_of_cuts(p, exact(points=p).cuts) == opt
     assert found > 0
@@ -361,8 +395,9 @@ def test_time_limit_returns_best_found_and_a_valid_bound() -> None:
     assert cut.f <= full.f + TOL
     assert cut.upper_bound >= full.f - TOL
     assert cut.gap == pytest.approx(cut.upper_bound - cut.f)
-    assert cut.f >= fixed_point(points=pts).f - TOL
-    assert cut.upper_bound <= fixed_point(points=pts).upper_bound + TOL
+    linear = fixed_point(points=pts, exact=False)
+    assert cut.f >= linear.f - TOL
+    assert cut.upper_bound <= linear.upper_bound + TOL
     # and on a medium instance against the brute-force optimum
     med = _medium(4, 5, 10)
     opt = float(_oracle(med, 1.0))

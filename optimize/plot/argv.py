@@ -93,7 +93,7 @@ class ArgVDisplay:
         breaks = np.asarray(sweep.angle)[ends - 1] if ends.size else np.zeros(0)
         starts = np.unique(np.concatenate(([0.0], breaks)))
         _, _, values = argv_curve(starts, points=pts, beta=b, zero_division=zd, side="right")
-        opt = fixed_point(points=pts, beta=b, zero_division=zd)
+        opt = fixed_point(points=pts, beta=b, zero_division=zd, exact=False)
         return cls(
             phi=_ro(np.append(starts, math.pi / 2)),
             argv=_ro(np.append(values, values[-1])),

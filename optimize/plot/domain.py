@@ -172,7 +172,7 @@ class DomainDisplay:
         extra = _check_results(results)
         pts = _given_points(points, zero_division)
         zd = pts.zero_division
-        opt = fixed_point(points=pts, beta=b, zero_division=zd)
+        opt = fixed_point(points=pts, beta=b, zero_division=zd, exact=False)
         support = domain(points=pts, beta=b, zero_division=zd, n_angles=angles)
         exact = domain(points=pts, beta=b, zero_division=zd, n_angles=None)
         others = tuple(

@@ -105,7 +105,7 @@ class LocalizationDisplay:
         if not mark_optimum:
             return cls(localization, None, None)
         zd = pts.zero_division
-        opt = fixed_point(points=pts, beta=b, zero_division=zd)
+        opt = fixed_point(points=pts, beta=b, zero_division=zd, exact=False)
         exact = domain(points=pts, beta=b, zero_division=zd, n_angles=None)
         return cls(localization, _ro(exact.diagnostics["outer_polygon"]), opt)
 

@@ -111,8 +111,9 @@ def _method_call(
 ) -> Any:
     from fmacro import optimize
 
-    if name == "exact":
-        return lambda: optimize.exact(points=problem.points, beta=beta, time_limit=time_limit)
+    if name in ("exact", "fixed_point"):  # fixed_point closes its gap with exact's search
+        fn = getattr(optimize, name)
+        return lambda: fn(points=problem.points, beta=beta, time_limit=time_limit)
     if name == "tune":
         zd = problem.points.zero_division
         if problem.scores is None:
@@ -215,7 +216,8 @@ def register(subparsers: Any) -> None:
         "--time-limit",
         type=float,
         metavar="SECONDS",
-        help="stop exact's search after this long (best found and its proven gap)",
+        help="stop the exact search (exact, fixed_point) after this long (best found and its "
+        "proven gap)",
     )
     p.add_argument(
         "--prior",

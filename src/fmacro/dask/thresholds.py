@@ -416,8 +416,11 @@ def fixed_point(scores: Any, labels: Any = None, **options: Any) -> ThresholdRes
 
     Same arguments as :func:`reduced_sweep` (``beta``, ``zero_division``,
     ``empty_classes``, ``columns``, ``n_samples``, ``n_classes``, ``scheduler``). Returns
-    the in-memory result (same thresholds, cuts, F, bound and diagnostics). ``polish`` is
-    not offered: coordinate ascent walks every cut, which stays on the workers.
+    the in-memory ``fixed_point(..., exact=False)`` result (same thresholds, cuts, F, bound
+    and diagnostics): the linearization's answer, proven within ``eps`` of its bound (0 at
+    a fixed point). The exact step of the in-memory default needs every non-dominated cut,
+    not the hull vertices the workers send, and ``polish`` walks every cut: neither is
+    offered here.
     """
     search = _search((scores, labels), options, every_cut=False)
     res = fixed_point_from_sweep(search.sweep, beta=options.get("beta", 1.0))
