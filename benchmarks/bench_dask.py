@@ -132,9 +132,9 @@ def bench_evaluation(n: int, k: int, chunk: int, limit: str) -> list[str]:
         + f"; counting on the cluster runs at {count_rate / local_rate:.2f}x the in-memory "
         "kernel's rate per core. The same graph on 8 chunks in one process (dask's "
         f"synchronous scheduler, no workers): evaluate takes {sync_ratio:.2f}x the time of "
-        "generating the data alone; the rest of the cluster's gap is outside the counting: scheduling, transfers "
-        "of the 1000 x 1000 count tables in the reduction tree, and the two worker processes "
-        "sharing two cores with the rest of the machine's load.",
+        "generating the data alone; the rest of the cluster's gap is outside the counting: "
+        "scheduling, transfers of the 1000 x 1000 count tables in the reduction tree, and "
+        "the two worker processes sharing two cores with the rest of the machine's load.",
     ]
     return rows
 
