@@ -61,7 +61,7 @@ from fmacro.optimize.search._exact_kernels import (
 from fmacro.optimize.search.brute_force import exact_f_of_cuts
 from fmacro.optimize.search.fixed_point import fixed_point_from_sweep
 from fmacro.optimize.search.hull import Sweep, class_hulls, edge_sweep
-from fmacro.optimize.search.points import ClassPoints, as_points
+from fmacro.optimize.search.points import ClassPoints, search_points
 from fmacro.optimize.search.result import ThresholdResult, evaluate_cuts
 from fmacro.validation.checks import check_beta
 from fmacro.validation.measures import f_beta_from_pr
@@ -400,7 +400,7 @@ def exact_from_sweep(
     # merge's additions, with a wide safety factor
     margin = 64.0 * _EPS * gmax * (n + 1.0) * (1.0 + math.log2(n + 1.0))
     inc_f = fp.f if not math.isnan(fp.f) else -math.inf
-    state = _Search(pts, b, cand, ga, gc, margin, np.asarray(fp.cuts), inc_f, deadline)
+    state = _Search(pts, b, cand, ga, gc, margin, pts.local_cuts(fp.cuts), inc_f, deadline)
     _reduce(cand, ga, gc, state.target, margin)
     n_survivors = int(cand.alive.sum())
     n_multi = int(np.count_nonzero(_alive_counts(cand) > 1))
@@ -484,8 +484,6 @@ def exact(
     start = time.perf_counter()
     b = check_beta(beta)
     _check_time_limit(time_limit)
-    pts = as_points(
-        scores, labels, points, zero_division=zero_division, empty_classes=empty_classes
-    )
+    pts = search_points(scores, labels, points, zero_division, empty_classes)
     sweep = edge_sweep(class_hulls(pts))
     return exact_from_sweep(sweep, beta=b, time_limit=time_limit, _start=start)

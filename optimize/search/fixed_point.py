@@ -38,7 +38,7 @@ from numpy.typing import ArrayLike, NDArray
 from fmacro.optimize.search._fbeta import argv, eps_bound, segment_max
 from fmacro.optimize.search.coordinate import coordinate_ascent, per_class_cuts
 from fmacro.optimize.search.hull import Sweep, class_hulls, edge_sweep
-from fmacro.optimize.search.points import ClassPoints, as_points
+from fmacro.optimize.search.points import ClassPoints, search_points
 from fmacro.optimize.search.result import ThresholdResult, evaluate_cuts
 from fmacro.validation.checks import check_beta
 from fmacro.validation.measures import f_beta_from_pr
@@ -86,9 +86,7 @@ def fixed_point(
         gap), ``n_hull_vertices``, ``n_edges``, ``source`` of the returned cuts.
     """
     b = check_beta(beta)
-    pts = as_points(
-        scores, labels, points, zero_division=zero_division, empty_classes=empty_classes
-    )
+    pts = search_points(scores, labels, points, zero_division, empty_classes)
     sweep = edge_sweep(class_hulls(pts))
     return fixed_point_from_sweep(sweep, beta=b, polish=polish)
 
@@ -198,9 +196,7 @@ def argv_curve(
     vertex, ``"left"`` the higher-precision one. ArgV is non-increasing in phi.
     """
     b = check_beta(beta)
-    pts = as_points(
-        scores, labels, points, zero_division=zero_division, empty_classes=empty_classes
-    )
+    pts = search_points(scores, labels, points, zero_division, empty_classes)
     sweep = edge_sweep(class_hulls(pts))
     idx = sweep.state_index(phi, side)
     vp = np.asarray(sweep.P[idx], dtype=np.float64)
