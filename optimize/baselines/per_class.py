@@ -119,14 +119,15 @@ def per_class(
 
     Notes
     -----
-    Dense inputs take a fused path without materializing the points (same result
-    as with ``points=``): column blocks of ~16 MB are transposed, each class's scores
-    sorted contiguously, and one numba sweep per block picks the cuts; memory is
-    O(block), the loop is per block of classes, not per class.
-    Otherwise one numba pass over all cuts of the points. No Python loop per class.
+    Dense scores (labels dense or sparse) take a fused path without materializing the
+    points (same result as with ``points=``): column blocks of at most ~16 MB are
+    transposed, each class's scores sorted contiguously in their own dtype, and one numba
+    sweep per block picks the cuts; memory is O(block), the loop is per block of classes,
+    not per class. Otherwise one numba pass over the cuts of the points (built without
+    dominated cuts). No Python loop per class.
     """
     b = check_beta(beta)
-    if points is None and not is_sparse(scores) and not is_sparse(labels):
+    if points is None and not is_sparse(scores):
         zd = 0.0 if zero_division is None else zero_division
         return _per_class_dense(scores, labels, b, zd, empty_classes)
     # A class's best cut never has the tp of the cut before it (same recall, lower
