@@ -8,7 +8,7 @@ float32) and handed to a nogil kernel; blocks run on one thread per core (``np.s
 the kernels release the GIL).
 
 Extra memory: per running thread, the transposed block, its sorted copy and its labels
-(a block holds at most 2**21 entries, 16 MB of float64, and at most a quarter of the
+(a block holds at most 2**21 entries, 16 MB of float64, and at most a sixth of the
 input divided by the number of threads, so that the threads together hold at most half
 the input's size), plus the kernels' outputs.
 """
@@ -93,24 +93,16 @@ def label_sizes(y: Any) -> NDArray[np.int64]:
     return np.asarray(counts, dtype=np.int64)
 
 
-def column_blocks(n_obj: int, columns: NDArray[np.int64]) -> list[Any]:
-    """Blocks of ``columns`` (slices when they are consecutive, else index arrays)."""
-    n = int(columns.size)
+def column_blocks(n_obj: int, n_cols: int) -> list[slice]:
+    """Consecutive blocks of columns: at most 2**21 entries, and at most a sixth of the
+    matrix per thread (a running block holds up to three block-sized arrays)."""
     threads = max(1, numba.get_num_threads())
-    entries = min(_MAX_BLOCK, max(n_obj, (n_obj * n) // (4 * threads)))
-    width = max(1, min(n, entries // max(n_obj, 1)))
-    consecutive = n == 0 or int(columns[-1]) - int(columns[0]) == n - 1
-    blocks: list[Any] = []
-    for a in range(0, n, width):
-        b = min(a + width, n)
-        if consecutive:
-            blocks.append(slice(int(columns[a]), int(columns[b - 1]) + 1))
-        else:
-            blocks.append(columns[a:b])
-    return blocks
+    entries = min(_MAX_BLOCK, max(n_obj, (n_obj * n_cols) // (6 * threads)))
+    width = max(1, min(n_cols, entries // max(n_obj, 1)))
+    return [slice(a, min(a + width, n_cols)) for a in range(0, n_cols, width)]
 
 
-def _transposed(s: NDArray[Any], blk: Any) -> NDArray[Any]:
+def _transposed(s: NDArray[Any], blk: slice) -> NDArray[Any]:
     """Block ``blk`` of the scores, one class per row, float32 or float64."""
     u = np.ascontiguousarray(s[:, blk].T)
     if u.dtype.kind in "iu":
@@ -119,16 +111,17 @@ def _transposed(s: NDArray[Any], blk: Any) -> NDArray[Any]:
     return u
 
 
-def _label_block(y: Any, blk: Any) -> NDArray[np.bool_]:
+def _label_block(y: Any, blk: slice) -> NDArray[np.bool_]:
     if is_sparse(y):
         return np.ascontiguousarray(y[:, blk].toarray().T, dtype=np.bool_)
     return np.ascontiguousarray(y[:, blk].T)
 
 
-def _name(blk: Any) -> str:
-    if isinstance(blk, slice):
-        return f"columns {blk.start}-{blk.stop - 1}"
-    return f"columns {int(blk[0])}-{int(blk[-1])}"
+def _refuse_non_finite(u: NDArray[Any], blk: slice) -> None:
+    bad = int(u.size - np.count_nonzero(np.isfinite(u)))
+    raise ValueError(
+        f"scores contains {bad} NaN or infinite value(s) in columns {blk.start}-{blk.stop - 1}"
+    )
 
 
 def map_blocks(
@@ -139,40 +132,38 @@ def map_blocks(
 ) -> Sequence[_T]:
     """``kernel(scores, labels, sorted_scores)`` on each block of ``columns``, in order.
 
-    Each argument has one row per class of the block: its scores over the objects, its
-    bool labels, and its scores ascending. NaN or infinite scores are refused.
+    ``columns`` are increasing. Each argument has one row per class of the block: its
+    scores over the objects, its bool labels, and its scores ascending. NaN or infinite
+    scores are refused in every column, ``columns`` or not.
     """
-    blocks = column_blocks(int(s.shape[0]), columns)
+    kept = np.zeros(s.shape[1], dtype=bool)
+    kept[columns] = True
 
-    def run(blk: Any) -> _T:
+    def run(blk: slice) -> _T:
         u = _transposed(s, blk)
+        yb = _label_block(y, blk)
+        sel = kept[blk]
+        if not sel.all():  # consecutive blocks read fast; rows are dropped after
+            if not np.isfinite(u[~sel]).all():
+                _refuse_non_finite(u[~sel], blk)
+            u, yb = u[sel], yb[sel]
         srt = np.sort(u, axis=1)
         # Sorted ascending, NaN last: a non-finite value sits at one of the two ends.
         if srt.size and not np.isfinite(srt[:, [0, -1]]).all():
-            bad = int(u.size - np.count_nonzero(np.isfinite(u)))
-            raise ValueError(f"scores contains {bad} NaN or infinite value(s) in {_name(blk)}")
-        return kernel(u, _label_block(y, blk), srt)
+            _refuse_non_finite(u, blk)
+        return kernel(u, yb, srt)
 
+    blocks = column_blocks(int(s.shape[0]), int(s.shape[1]))
     workers = min(len(blocks), numba.get_num_threads())
     if workers > 1:
         with ThreadPoolExecutor(max_workers=workers) as pool:
-            out = list(pool.map(run, blocks))
-    else:
-        out = [run(blk) for blk in blocks]
-    # the columns left out (classes without positives) are refused on bad scores too
-    check_dense_scores(s, np.setdiff1d(np.arange(s.shape[1], dtype=np.int64), columns))
-    return out
+            return list(pool.map(run, blocks))
+    return [run(blk) for blk in blocks]
 
 
-def check_dense_scores(s: NDArray[Any], columns: NDArray[np.int64] | None = None) -> None:
-    """Refuse NaN/inf (and integers float64 would round) in ``columns`` (default: all).
-
-    Block by block: no float64 copy of the whole matrix.
-    """
-    if columns is None:
-        columns = np.arange(s.shape[1], dtype=np.int64)
-    for blk in column_blocks(int(s.shape[0]), columns):
+def check_dense_scores(s: NDArray[Any]) -> None:
+    """Refuse NaN/inf (and integers float64 would round), block by block: no float64 copy."""
+    for blk in column_blocks(int(s.shape[0]), int(s.shape[1])):
         u = _transposed(s, blk)
         if not np.isfinite(u).all():
-            bad = int(u.size - np.count_nonzero(np.isfinite(u)))
-            raise ValueError(f"scores contains {bad} NaN or infinite value(s) in {_name(blk)}")
+            _refuse_non_finite(u, blk)
