@@ -20,6 +20,9 @@ case) runs in its own process. Writes results_memory.md from the two JSON files.
     python benchmarks/bench_memory.py --label after --json /tmp/mem_after.json
     /path/to/main/python benchmarks/bench_memory.py --label before --json /tmp/mem_before.json
     python benchmarks/bench_memory.py --report /tmp/mem_before.json /tmp/mem_after.json
+
+``--case proba32 --time-only per_class --repeats 5`` prints one method's median time: run
+it alternately with both versions' Python for an interleaved time comparison.
 """
 
 from __future__ import annotations
@@ -125,6 +128,21 @@ def run_case(name: str, repeats: int) -> dict[str, Any]:
     return out
 
 
+def time_only(case: str, method: str, repeats: int) -> float:
+    """Median seconds of ``method`` on ``case`` in this interpreter (for interleaved runs)."""
+    import fmacro.optimize as fo
+
+    scores, labels = make_case(case)
+    fn = getattr(fo, method)
+    fn(scores[:60, :8], labels[:60, :8])
+    times = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        fn(scores, labels)
+        times.append(time.perf_counter() - t0)
+    return float(np.median(times))
+
+
 def _fmt_mb(x: float) -> str:
     return f"{x / 2**20:,.0f} MB"
 
@@ -142,7 +160,9 @@ def report(before_path: str, after_path: str) -> str:
         "runs. *before* is main's code (every cut kept, a float64 copy and a full",
         "`np.sort(axis=0)` copy), *after* this branch (dominated cuts dropped, streamed in",
         "column blocks in the scores' own dtype). Same matrices in both (checksums equal).",
-        "Load average (1 min) at the start of each run is listed: the 2-core machine is shared.",
+        "Load average (1 min) at the start of each run is listed: the 2-core machine is shared",
+        "and another session ran beside these runs, so the *times* of before and after (two",
+        "runs at different loads) are indicative only; the memory ratios do not depend on load.",
         "",
         "| case | input | method | traced before | traced after | RSS before | RSS after "
         "| time before | time after |",
@@ -182,7 +202,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--case", help="run one case in this process (internal)")
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--report", nargs=2, metavar=("BEFORE", "AFTER"))
+    ap.add_argument("--time-only", metavar="METHOD", help="with --case: print its median time")
     args = ap.parse_args(argv)
+    if args.time_only:
+        print(f"{args.time_only} {time_only(args.case, args.time_only, args.repeats):.3f} s")
+        return 0
     if args.report:
         text = report(*args.report)
         (HERE / "results_memory.md").write_text(text, encoding="utf-8")
