@@ -22,6 +22,7 @@ PARTS = (
     "weights",
     "many_classes",
     "layouts",
+    "memory",
     "fdelta",
     "dask",
 )

@@ -151,6 +151,11 @@ def cuts_for_thresholds(points: ClassPoints, thresholds: ArrayLike) -> NDArray[n
         Local cut of each kept class: the deepest cut whose threshold is
         ``>= thresholds[column]`` (``+inf`` gives the empty cut).
     """
+    if points.pruned:
+        raise ValueError(
+            "points were built with dominated='drop': a threshold may select a cut they "
+            "left out; build them with class_points(..., dominated='keep')"
+        )
     t = np.asarray(thresholds, dtype=np.float64)
     if t.shape != (points.n_columns,):
         raise ValueError(

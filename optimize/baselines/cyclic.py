@@ -11,7 +11,7 @@ from numpy.typing import ArrayLike
 
 from fmacro.optimize.baselines._sweep import cuts_for_thresholds
 from fmacro.optimize.search.coordinate import coordinate_ascent, per_class_cuts
-from fmacro.optimize.search.points import ClassPoints, as_points, check_cuts
+from fmacro.optimize.search.points import ClassPoints, as_points
 from fmacro.optimize.search.result import ThresholdResult, evaluate_cuts
 from fmacro.validation.checks import check_beta
 
@@ -39,9 +39,9 @@ def cyclic(
     Parameters
     ----------
     start
-        Starting cuts: a :class:`ThresholdResult` on the same points (its ``cuts``),
-        or integer local cuts, one per kept class. Default: the T_b cuts of
-        :func:`per_class`.
+        Starting cuts: a :class:`ThresholdResult` on the same data (its ``cuts``),
+        or integer cut numbers (as in ``ThresholdResult.cuts``), one per kept class.
+        Default: the T_b cuts of :func:`per_class`.
     start_thresholds
         Alternatively, starting score thresholds, one per ORIGINAL column
         (converted with :func:`cuts_for_thresholds`). Not together with ``start``.
@@ -54,8 +54,17 @@ def cyclic(
         ``method="cyclic"``; ``diagnostics["start_f"]`` is F-macro at the start.
     """
     b = check_beta(beta)
+    # Without a start, no class ever needs a dominated cut (see class_points); an explicit
+    # start may sit on one, so points built here then keep every cut (given pruned points
+    # refuse such a start by name).
+    default_start = start is None and start_thresholds is None
     pts = as_points(
-        scores, labels, points, zero_division=zero_division, empty_classes=empty_classes
+        scores,
+        labels,
+        points,
+        zero_division=zero_division,
+        empty_classes=empty_classes,
+        dominated="drop" if default_start or points is not None else "keep",
     )
     if start is not None and start_thresholds is not None:
         raise ValueError("pass start= or start_thresholds=, not both")
@@ -64,9 +73,9 @@ def cyclic(
     elif start is None:
         start_cuts = per_class_cuts(pts, b)
     elif isinstance(start, ThresholdResult):
-        start_cuts = check_cuts(pts, start.cuts)
+        start_cuts = pts.local_cuts(start.cuts)
     else:
-        start_cuts = check_cuts(pts, start)
+        start_cuts = pts.local_cuts(start)
     start_f = evaluate_cuts(pts, start_cuts, b)[2]
     cuts = coordinate_ascent(pts, start_cuts, b)
     return ThresholdResult.from_cuts(

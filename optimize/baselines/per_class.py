@@ -8,23 +8,24 @@ nogil kernel release the GIL); the first call compiles the kernel (then cached o
 from __future__ import annotations
 
 import math
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numba
 import numpy as np
 from numpy.typing import NDArray
 
-from fmacro.optimize._inputs import (
-    as_binary_labels,
-    check_empty_classes,
-    kept_classes,
-    matching_shapes,
+from fmacro.optimize._inputs import check_empty_classes, kept_classes, matching_shapes
+from fmacro.optimize.search._blocks import (
+    dense_labels,
+    dense_scores,
+    label_sizes,
+    map_blocks,
+    sorted_positives,
 )
 from fmacro.optimize.search.coordinate import per_class_cuts
-from fmacro.optimize.search.points import ClassPoints, as_points
+from fmacro.optimize.search.points import ClassPoints, search_points
 from fmacro.optimize.search.result import ThresholdResult
-from fmacro.validation.checks import as_float_array, check_beta, check_zero_division, is_sparse
+from fmacro.validation.checks import check_beta, check_zero_division, is_sparse
 from fmacro.validation.measures import f_beta_from_pr, f_beta_kernel
 
 __all__ = ["per_class"]
@@ -53,17 +54,8 @@ def _block_best_cuts(
     best_cnt = np.zeros(n_rows, dtype=np.int64)
     best_thr = np.full(n_rows, np.inf)
     for row in range(n_rows):
-        m = 0
-        for i in range(n_obj):
-            if y[row, i]:
-                m += 1
-        pos = np.empty(m, dtype=np.float64)
-        c = 0
-        for i in range(n_obj):
-            if y[row, i]:
-                pos[c] = unsorted[row, i]
-                c += 1
-        pos.sort()
+        pos = sorted_positives(unsorted[row], y[row])
+        m = pos.size
         r0 = 0.0 if m > 0 else zd
         best = -np.inf
         if not (np.isnan(zd) or np.isnan(r0)):
@@ -127,19 +119,20 @@ def per_class(
 
     Notes
     -----
-    Dense inputs take a fused path without materializing the points (same result
-    as with ``points=``): column blocks of ~16 MB are transposed, each class's scores
-    sorted contiguously, and one numba sweep per block picks the cuts; memory is
-    O(block), the loop is per block of classes, not per class.
-    Otherwise one numba pass over all cuts of the points. No Python loop per class.
+    Dense scores (labels dense or sparse) take a fused path without materializing the
+    points (same result as with ``points=``): column blocks of at most ~16 MB are
+    transposed, each class's scores sorted contiguously in their own dtype, and one numba
+    sweep per block picks the cuts; memory is O(block), the loop is per block of classes,
+    not per class. Otherwise one numba pass over the cuts of the points (built without
+    dominated cuts). No Python loop per class.
     """
     b = check_beta(beta)
-    if points is None and not is_sparse(scores) and not is_sparse(labels):
+    if points is None and not is_sparse(scores):
         zd = 0.0 if zero_division is None else zero_division
         return _per_class_dense(scores, labels, b, zd, empty_classes)
-    pts = as_points(
-        scores, labels, points, zero_division=zero_division, empty_classes=empty_classes
-    )
+    # A class's best cut never has the tp of the cut before it (same recall, lower
+    # precision), so the points built here drop such cuts (see class_points).
+    pts = search_points(scores, labels, points, zero_division, empty_classes)
     cuts = per_class_cuts(pts, b)
     g = pts.indptr[:-1] + cuts
     p_k, r_k = pts.precision[g], pts.recall[g]
@@ -153,72 +146,26 @@ def per_class(
     )
 
 
-def _dense_scores(scores: Any) -> NDArray[Any]:
-    """float32/float64 scores as they are (no copy; checked block by block), others float64."""
-    arr = scores if isinstance(scores, np.ndarray) else np.asarray(scores)
-    if arr.dtype in (np.float32, np.float64):
-        return arr
-    return as_float_array(arr, "scores", ndim=2)
-
-
-def _dense_labels(labels: Any) -> NDArray[np.bool_]:
-    """Bool labels as they are (no copy); others checked 0/1 and converted once."""
-    if isinstance(labels, np.ndarray) and labels.dtype == np.bool_:
-        return labels
-    return as_binary_labels(labels, "labels")
-
-
 def _per_class_dense(
     scores: Any, labels: Any, b: float, zero_division: float, empty_classes: str
 ) -> ThresholdResult:
     """T_b on dense inputs without materializing the points: one sort + one sweep.
 
-    float32 and float64 scores are sorted in their own dtype, a column block at a time:
-    the extra memory is a few blocks per thread, never a float64 copy of the matrix.
+    float32 and float64 scores are sorted in their own dtype, a column block at a time
+    (:mod:`fmacro.optimize.search._blocks`): the extra memory is a few blocks per thread,
+    never a float64 copy of the matrix.
     """
     zd = check_zero_division(zero_division)
     check_empty_classes(empty_classes, zd)
     s_shape = matching_shapes(scores, labels)
-    s = _dense_scores(scores)
-    y = _dense_labels(labels)
-    _, n_cols = s_shape
-    sizes = np.count_nonzero(y, axis=0).astype(np.int64)
+    s = dense_scores(scores)
+    y = dense_labels(labels)
+    n_cols = s_shape[1]
+    sizes = label_sizes(y)
     cols = kept_classes(sizes, empty_classes)
-    n_obj = s_shape[0]
-    cut = np.zeros(n_cols, dtype=np.int64)
-    tp = np.zeros(n_cols, dtype=np.int64)
-    cnt = np.zeros(n_cols, dtype=np.int64)
-    thr = np.full(n_cols, math.inf)
-    # Column blocks of ~8-16 MB, transposed so that each class is contiguous: sorting
-    # contiguous rows is several times faster than np.sort(axis=0) on a large matrix.
-    # Blocks are independent and both np.sort and the kernel release the GIL, so they
-    # run on one thread per core.
-    width = max(1, min(n_cols, (1 << 21) // max(n_obj, 1)))
-    blocks = [slice(a, min(a + width, n_cols)) for a in range(0, n_cols, width)]
-
-    def best_cuts(blk: slice) -> tuple[NDArray[Any], ...]:
-        u = np.ascontiguousarray(s[:, blk].T)
-        srt = np.sort(u, axis=1)
-        # Sorted ascending, NaN last: a non-finite value sits at one of the two ends.
-        ends = srt[:, [0, -1]]
-        if not np.isfinite(ends).all():
-            bad = int(u.size - np.count_nonzero(np.isfinite(u)))
-            raise ValueError(
-                f"scores contains {bad} NaN or infinite value(s) in columns "
-                f"{blk.start}-{blk.stop - 1}"
-            )
-        yb = np.ascontiguousarray(y[:, blk].T)
-        return _block_best_cuts(u, yb, srt, zd, b * b)
-
-    workers = min(len(blocks), numba.get_num_threads())
-    if workers > 1:
-        with ThreadPoolExecutor(max_workers=workers) as pool:
-            results = list(pool.map(best_cuts, blocks))
-    else:
-        results = [best_cuts(blk) for blk in blocks]
-    for blk, out in zip(blocks, results, strict=True):
-        cut[blk], tp[blk], cnt[blk], thr[blk] = out
-    cut, tp, cnt, thr = cut[cols], tp[cols], cnt[cols], thr[cols]
+    b2 = b * b
+    results = map_blocks(s, y, cols, lambda u, yb, srt: _block_best_cuts(u, yb, srt, zd, b2))
+    cut, tp, cnt, thr = (np.concatenate([r[i] for r in results]) for i in range(4))
     m = sizes[cols]
     with np.errstate(divide="ignore", invalid="ignore"):
         p_k = np.where(cnt == 0, zd, tp / np.maximum(cnt, 1))

@@ -98,7 +98,8 @@ def _curve_from_result(
     if name is None and result.classes is not None:
         name = result.classes[int(column)]
     hit = np.flatnonzero(np.asarray(points.class_index) == int(column))
-    cut = int(result.cuts[hit[0]]) if hit.size else None  # no hit: _class_curve says so
+    # result.cuts number all cuts of each class; these points may hold only some
+    cut = int(points.local_cuts(result.cuts)[hit[0]]) if hit.size else None
     return _class_curve(points, column, cut, result.beta, name)
 
 

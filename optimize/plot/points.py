@@ -136,7 +136,9 @@ class ClassPointsDisplay:
         ]
         chosen_p = chosen_r = None
         if mark_optimum:
-            cuts = fixed_point(points=pts, beta=b, zero_division=pts.zero_division).cuts
+            cuts = pts.local_cuts(
+                fixed_point(points=pts, beta=b, zero_division=pts.zero_division).cuts
+            )
             at = np.asarray(pts.indptr)[chosen] + np.asarray(cuts)[chosen]
             chosen_p, chosen_r = _ro(prec[at]), _ro(rec[at])
         return cls(

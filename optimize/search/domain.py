@@ -27,7 +27,7 @@ from numpy.typing import NDArray
 
 from fmacro.optimize.search._fbeta import segment_max
 from fmacro.optimize.search.hull import Sweep, class_hulls, edge_sweep
-from fmacro.optimize.search.points import ClassPoints, as_points
+from fmacro.optimize.search.points import ClassPoints, search_points
 from fmacro.optimize.search.result import ThresholdResult
 from fmacro.validation.checks import check_beta
 from fmacro.validation.measures import f_beta_from_pr
@@ -71,9 +71,7 @@ def domain(
             raise TypeError(f"n_angles must be an int >= 3 or None, got {type(n_angles).__name__}")
         if n_angles < 3:
             raise ValueError(f"n_angles must be >= 3 (or None for the exact hull), got {n_angles}")
-    pts = as_points(
-        scores, labels, points, zero_division=zero_division, empty_classes=empty_classes
-    )
+    pts = search_points(scores, labels, points, zero_division, empty_classes)
     return domain_from_sweep(edge_sweep(class_hulls(pts)), beta=b, n_angles=n_angles)
 
 

@@ -75,7 +75,7 @@ from fmacro.optimize.search._exact_kernels import (
 from fmacro.optimize.search.brute_force import exact_f_of_cuts
 from fmacro.optimize.search.fixed_point import fixed_point_from_sweep
 from fmacro.optimize.search.hull import ClassHulls, Sweep, class_hulls, edge_sweep
-from fmacro.optimize.search.points import ClassPoints, as_points
+from fmacro.optimize.search.points import ClassPoints, search_points
 from fmacro.optimize.search.result import ThresholdResult, evaluate_cuts
 from fmacro.validation.checks import check_beta
 from fmacro.validation.measures import f_beta_from_pr
@@ -518,7 +518,9 @@ def exact_from_sweep(
     u = np.array([_u_star(ub_point, b2)])
     ga, gc = gradient_directions(u, b2)
     cand, n_points = _screened_candidates(sweep.hulls, ga, gc, n * inc_f, margin)
-    state = _Search(pts, b, cand, ga, gc, margin, np.asarray(fp.cuts), inc_f, deadline)
+    # result cuts number every cut of a ranking; the search works on the points' own
+    fp_local = pts.local_cuts(fp.cuts)
+    state = _Search(pts, b, cand, ga, gc, margin, fp_local, inc_f, deadline)
     _reduce(cand, ga, gc, state.target, margin)
     if np.any(_alive_counts(cand) > 1):
         # a search is needed: first raise LB by coordinate ascent over the survivors (a
@@ -559,13 +561,13 @@ def exact_from_sweep(
         "fixed_point_upper_bound": fp.upper_bound,
         "source": (
             "fixed_point"
-            if np.array_equal(cuts, fp.cuts)
+            if np.array_equal(cuts, fp_local)
             else state.source
             if cuts is state.inc_cuts
             else "search"
         ),
     }
-    if np.array_equal(cuts, fp.cuts):
+    if np.array_equal(cuts, fp_local):
         # fixed_point's own result already holds these cuts' thresholds, P, R and F
         f = fp.f
         ub = f if finished else max(min(fp.upper_bound, ub_sum / n), f)
@@ -633,8 +635,6 @@ def exact(
     start = time.perf_counter()
     b = check_beta(beta)
     _check_time_limit(time_limit)
-    pts = as_points(
-        scores, labels, points, zero_division=zero_division, empty_classes=empty_classes
-    )
+    pts = search_points(scores, labels, points, zero_division, empty_classes)
     sweep = edge_sweep(class_hulls(pts))
     return exact_from_sweep(sweep, beta=b, time_limit=time_limit, _start=start)

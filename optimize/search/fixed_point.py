@@ -39,7 +39,7 @@ from numpy.typing import ArrayLike, NDArray
 from fmacro.optimize.search._fbeta import argv, eps_bound, segment_max
 from fmacro.optimize.search.coordinate import coordinate_ascent, per_class_cuts
 from fmacro.optimize.search.hull import Sweep, class_hulls, edge_sweep
-from fmacro.optimize.search.points import ClassPoints, as_points
+from fmacro.optimize.search.points import ClassPoints, search_points
 from fmacro.optimize.search.result import ThresholdResult, evaluate_cuts
 from fmacro.validation.checks import check_beta
 from fmacro.validation.measures import f_beta_from_pr
@@ -110,9 +110,7 @@ def fixed_point(
     10^5 classes, at most a few hundred ms on 5-20 classes with 10^5 objects.
     """
     b = check_beta(beta)
-    pts = as_points(
-        scores, labels, points, zero_division=zero_division, empty_classes=empty_classes
-    )
+    pts = search_points(scores, labels, points, zero_division, empty_classes)
     sweep = edge_sweep(class_hulls(pts))
     result = fixed_point_from_sweep(sweep, beta=b, polish=polish)
     if not exact or result.diagnostics["status"] != "edge":
@@ -257,9 +255,7 @@ def argv_curve(
     vertex, ``"left"`` the higher-precision one. ArgV is non-increasing in phi.
     """
     b = check_beta(beta)
-    pts = as_points(
-        scores, labels, points, zero_division=zero_division, empty_classes=empty_classes
-    )
+    pts = search_points(scores, labels, points, zero_division, empty_classes)
     sweep = edge_sweep(class_hulls(pts))
     idx = sweep.state_index(phi, side)
     vp = np.asarray(sweep.P[idx], dtype=np.float64)

@@ -27,6 +27,47 @@ cut (so with the default 0.0 they pull R down and only their precision, 0 at eve
 non-empty cut, can be chosen); ``"include"`` together with ``zero_division=nan`` is
 refused because every such class would be undefined.
 
+Dominated cuts (``dominated="drop"``)
+-------------------------------------
+A cut whose tp equals the previous cut's tp has the same recall and a precision no
+higher (more objects, no more true positives): it is *dominated* by the cut before it.
+F_beta(P, R) is non-decreasing in every class's p and r, so replacing a dominated cut by
+the one before never lowers F-macro, per-class F or any support value
+``cos(phi) p + sin(phi) r``; and every method below resolves ties towards the earlier cut.
+``class_points(..., dominated="drop")`` therefore stores only the empty cut (cut 0), each
+cut whose tp rises, and, under ``zero_division=nan`` (empty cut unusable), the first
+non-empty cut even at tp = 0 (it is then the best usable cut with tp = 0). A class keeps
+at most ``m_k + 2`` cuts, so the points hold O(positive labels + classes) cuts, usually
+far fewer than the ``N x n`` entries of a dense input. ``fixed_point``, ``domain``,
+``exact``, ``per_class`` (sparse input) and ``cyclic`` (default start) build their points
+this way and return the same thresholds, cuts, F and bounds as on all cuts (tested).
+Included classes without positives (``m_k = 0``, every tp 0) keep the empty cut, which has
+the best precision, or ties at 0 and is then the earlier one.
+Not valid for ``global_threshold``, ``proportional`` and ``top_k`` (they move every class
+through every cut of a shared threshold or share) nor for the smoothed points of
+``optimize.tuning`` (smoothed recall grows at equal tp): they refuse pruned points.
+
+Pruned points carry ``full_cut``, the number of each stored cut among all cuts of its
+class; ``ThresholdResult.cuts`` are always such numbers (``from_cuts`` maps local indices
+through it), and readers of a result's cuts map them back with
+:meth:`ClassPoints.local_cuts`, which refuses a cut the points left out.
+
+Memory
+------
+Dense scores are never widened to a float64 copy nor sorted as a whole: a block of
+columns is transposed, sorted in the scores' own dtype (float32 stays float32) and walked
+by a nogil numba kernel, one block per thread (``optimize.search._blocks``, shared with
+``per_class``); NaN/inf and integers float64 would round are checked block by block.
+Extra memory with ``dominated="drop"``: per running thread a transposed block and its
+sorted copy (at most 2**21 entries each, and together at most half the input), plus
+32 bytes per stored cut (tp, fp, threshold, full_cut; the bound inside a block's kernel
+is 32 bytes per positive label + 2 cuts per class) and 16 more once ``precision`` and
+``recall`` are read: worst case about 48 bytes per positive label + 2 cuts per class,
+plus the blocks. With ``dominated="keep"`` the points themselves take 24 bytes per
+distinct score of each column, three times a dense float64 input. Labels given as a bool
+array are read in place; other dense labels are checked into one bool copy (1 byte per
+entry); sparse labels are densified a block at a time.
+
 Cost: building the points is one sort of each class's scores plus two linear passes
 (numba). The first call in a process compiles the kernels (a few seconds); they are
 cached on disk afterwards.
@@ -50,6 +91,14 @@ from fmacro.optimize._inputs import (
     kept_classes,
     matching_shapes,
 )
+from fmacro.optimize.search._blocks import (
+    check_dense_scores,
+    dense_labels,
+    dense_scores,
+    label_sizes,
+    map_blocks,
+    sorted_positives,
+)
 from fmacro.validation import measures
 from fmacro.validation._values import read_only_copies
 from fmacro.validation.checks import check_exact_in_float64, check_zero_division, is_sparse
@@ -65,6 +114,10 @@ def _ro_int(arr: Any) -> NDArray[np.int64]:
 
 def _ro_float(arr: Any) -> NDArray[np.float64]:
     return frozen_array(arr, np.float64)
+
+
+def _ro_int_or_none(arr: Any) -> NDArray[np.int64] | None:
+    return None if arr is None else frozen_array(arr, np.int64)
 
 
 def _ro_count(arr: Any) -> NDArray[Any]:
@@ -102,6 +155,10 @@ class ClassPoints:
         Number of columns (classes) of the input, kept or not.
     zero_division : float
         Precision of the empty cut (and recall of included empty classes).
+    full_cut : ndarray of int64, shape (n_cuts_total,), or None
+        For points built with ``dominated="drop"``: the number of each stored cut among
+        ALL cuts of its class's ranking (cut 0 is stored first). ``None`` when every cut
+        is stored (then a cut's local index is its number).
     """
 
     indptr: NDArray[np.int64] = attrs.field(converter=_ro_int)
@@ -113,6 +170,50 @@ class ClassPoints:
     n_samples: int | float = attrs.field(converter=count_scalar)
     n_columns: int = attrs.field(converter=int)
     zero_division: float = attrs.field(converter=float, default=0.0)
+    full_cut: NDArray[np.int64] | None = attrs.field(default=None, converter=_ro_int_or_none)
+
+    @full_cut.validator
+    def _one_number_per_cut(self, _attribute: Any, value: NDArray[np.int64] | None) -> None:
+        if value is not None and value.shape != self.tp.shape:
+            raise ValueError(
+                f"full_cut must have one entry per cut ({self.tp.shape[0]}), got {value.shape}"
+            )
+
+    @property
+    def pruned(self) -> bool:
+        """Whether dominated cuts were left out (``class_points(..., dominated="drop")``)."""
+        return self.full_cut is not None
+
+    def full_cuts(self, cuts: NDArray[np.int64]) -> NDArray[np.int64]:
+        """Numbers among all cuts of each class's ranking of checked local ``cuts``."""
+        if self.full_cut is None:
+            return cuts
+        return np.asarray(self.full_cut[self.indptr[:-1] + cuts], dtype=np.int64)
+
+    def local_cuts(self, cuts: ArrayLike) -> NDArray[np.int64]:
+        """Local indices of cut NUMBERS (one per kept class, as in ``ThresholdResult.cuts``).
+
+        Identity on points holding every cut. On pruned points a cut that was left out
+        (dominated) is refused: these points cannot evaluate it.
+        """
+        if self.full_cut is None:
+            return check_cuts(self, cuts)
+        arr = _cut_numbers(self, cuts)
+        owner = np.repeat(np.arange(self.n_classes, dtype=np.int64), self.n_cuts)
+        base = int(self.full_cut.max(initial=0)) + 1
+        keys = owner * base + self.full_cut
+        wanted = np.arange(self.n_classes, dtype=np.int64) * base + np.minimum(arr, base - 1)
+        at = np.searchsorted(keys, wanted)
+        at_ok = np.minimum(at, keys.size - 1)
+        missing = (at >= keys.size) | (keys[at_ok] != wanted) | (arr >= base) | (arr < 0)
+        if missing.any():
+            j = int(np.flatnonzero(missing)[0])
+            raise ValueError(
+                f"cut {int(arr[j])} of kept class {j} (column {int(self.class_index[j])}) is "
+                "not in these points: they were built with dominated='drop', which leaves "
+                "out cuts that no F-macro optimum needs; build them with dominated='keep'"
+            )
+        return at - self.indptr[:-1]
 
     @property
     def weighted(self) -> bool:
@@ -287,8 +388,8 @@ def check_ranked_lists(
             raise ValueError(f"{where(j)}: {detail}")
 
 
-def check_cuts(points: ClassPoints, cuts: ArrayLike) -> NDArray[np.int64]:
-    """Validate local cut indices (one per kept class) and return them as int64."""
+def _cut_numbers(points: ClassPoints, cuts: ArrayLike) -> NDArray[np.int64]:
+    """``cuts`` as int64, one per kept class (range not checked)."""
     arr = np.asarray(cuts)
     if arr.shape != (points.n_classes,):
         raise ValueError(
@@ -296,7 +397,12 @@ def check_cuts(points: ClassPoints, cuts: ArrayLike) -> NDArray[np.int64]:
         )
     if arr.size and not np.issubdtype(arr.dtype, np.integer):
         raise TypeError(f"cuts must be integers, got dtype {arr.dtype}")
-    out = arr.astype(np.int64)
+    return arr.astype(np.int64)
+
+
+def check_cuts(points: ClassPoints, cuts: ArrayLike) -> NDArray[np.int64]:
+    """Validate local cut indices (one per kept class) and return them as int64."""
+    out = _cut_numbers(points, cuts)
     if ((out < 0) | (out >= points.n_cuts)).any():
         raise ValueError("cuts has an index outside its class's range 0..n_cuts-1")
     return out
@@ -337,6 +443,9 @@ def _sparse_labels(labels: Any) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
     return indptr, rows.astype(np.int64)
 
 
+DOMINATED_CHOICES = ("keep", "drop")
+
+
 def class_points(
     scores: Any,
     labels: Any,
@@ -344,6 +453,7 @@ def class_points(
     zero_division: float = 0.0,
     empty_classes: str = "exclude",
     sample_weight: Any = None,
+    dominated: str = "keep",
 ) -> ClassPoints:
     """Per-class precision/recall points of every cut of every class's ranking.
 
@@ -364,6 +474,13 @@ def class_points(
         One non-negative weight per object (row): a weighted object counts that much
         in tp, fp and the class sizes, which become float sums (``points.weighted``).
         A class is kept when it has a positive object of non-zero weight.
+    dominated
+        ``"keep"`` (default) stores every cut. ``"drop"`` stores only the cuts that
+        can matter to a maximizer of F-macro, per-class F or a hull: the empty cut,
+        each cut whose tp exceeds the previous cut's, and (under ``zero_division=nan``)
+        the first non-empty cut; the points then carry ``full_cut`` (see the module
+        notes: exactness and memory). Not for methods that move every class at shared
+        thresholds or shares (global_threshold, proportional, top_k) nor for smoothing.
 
     Returns
     -------
@@ -371,16 +488,22 @@ def class_points(
     """
     zd = check_zero_division(zero_division)
     check_empty_classes(empty_classes, zd)
+    if dominated not in DOMINATED_CHOICES:
+        raise ValueError(f"dominated must be 'keep' or 'drop', got {dominated!r}")
+    drop = dominated == "drop"
+    keep_first = math.isnan(zd)
     n_obj, n_cls = matching_shapes(scores, labels)
     weights = check_sample_weight(sample_weight, n_obj)
     if weights is not None:
-        return weighted_class_points(scores, labels, weights, zd, empty_classes)
+        pts = weighted_class_points(scores, labels, weights, zd, empty_classes)
+        return drop_dominated(pts) if drop else pts
+    full_cut: NDArray[np.int64] | None
     if is_sparse(scores):
         s = _sparse_scores(scores)
         l_ptr, l_rows = _sparse_labels(labels)
         sizes = np.diff(l_ptr)
         cols = kept_classes(sizes, empty_classes)
-        indptr, tp, fp, thr = _csc_cuts(
+        indptr, tp, fp, thr, full = _csc_cuts(
             np.asarray(s.indptr, dtype=np.int64),
             np.asarray(s.indices, dtype=np.int64),
             np.ascontiguousarray(s.data, dtype=np.float64),
@@ -388,23 +511,57 @@ def class_points(
             l_rows,
             cols,
             n_obj,
+            drop,
+            keep_first,
         )
+        full_cut = full if drop else None
     else:
-        if is_sparse(labels):
-            labels = labels.toarray()
-        check_exact_in_float64(scores, "scores")
-        s_arr = np.asarray(scores, dtype=np.float64)
-        if not np.isfinite(s_arr).all():
-            bad = int(s_arr.size - np.count_nonzero(np.isfinite(s_arr)))
-            raise ValueError(f"scores contains {bad} NaN or infinite value(s)")
-        y = np.ascontiguousarray(_as_uint8_01(labels, "labels"))
-        s_arr = np.ascontiguousarray(s_arr)
-        sizes = y.sum(axis=0, dtype=np.int64)
+        s_dense = dense_scores(scores)
+        y = dense_labels(labels)
+        sizes = label_sizes(y)
         cols = kept_classes(sizes, empty_classes)
-        pos_ptr, pos_vals = _positive_scores(s_arr, y, sizes, cols)
-        sorted_s = np.sort(s_arr, axis=0)
-        indptr, tp, fp, thr = _dense_cuts(sorted_s, pos_ptr, pos_vals, cols)
-    return ClassPoints(indptr, tp, fp, thr, sizes[cols], cols, n_obj, n_cls, zd)
+        parts = map_blocks(
+            s_dense, y, cols, lambda u, yb, srt: _block_cuts(u, yb, srt, drop, keep_first)
+        )
+        counts = np.concatenate([part[0] for part in parts])
+        indptr = np.zeros(cols.size + 1, dtype=np.int64)
+        np.cumsum(counts, out=indptr[1:])
+        tp, fp, thr = (np.concatenate([part[i] for part in parts]) for i in (1, 2, 3))
+        full_cut = np.concatenate([part[4] for part in parts]) if drop else None
+        del parts
+    return ClassPoints(indptr, tp, fp, thr, sizes[cols], cols, n_obj, n_cls, zd, full_cut=full_cut)
+
+
+def dominated_mask(points: ClassPoints) -> NDArray[np.bool_]:
+    """Which cuts of ``points`` ``dominated="drop"`` leaves out (see the module notes)."""
+    first = np.zeros(points.tp.shape[0], dtype=bool)
+    first[points.indptr[:-1]] = True
+    rises = np.ones_like(first)
+    rises[1:] = points.tp[1:] > points.tp[:-1]
+    keep = first | rises
+    if math.isnan(points.zero_division):
+        second = points.indptr[:-1] + 1
+        keep[second[second < points.indptr[1:]]] = True
+    return ~keep
+
+
+def drop_dominated(points: ClassPoints) -> ClassPoints:
+    """``points`` without their dominated cuts, with ``full_cut`` numbering the rest."""
+    if points.pruned:
+        return points
+    keep = ~dominated_mask(points)
+    owner = np.repeat(np.arange(points.n_classes, dtype=np.int64), points.n_cuts)
+    number = np.arange(keep.size, dtype=np.int64) - points.indptr[:-1][owner]
+    indptr = np.zeros(points.n_classes + 1, dtype=np.int64)
+    np.cumsum(np.bincount(owner[keep], minlength=points.n_classes), out=indptr[1:])
+    return attrs.evolve(
+        points,
+        indptr=indptr,
+        tp=points.tp[keep],
+        fp=points.fp[keep],
+        threshold=points.threshold[keep],
+        full_cut=number[keep],
+    )
 
 
 def _weighted_column_cuts(
@@ -450,18 +607,15 @@ def weighted_class_points(
     n_obj, n_cls = matching_shapes(scores, labels)
     total = float(weights.sum())
     l_ptr, l_rows = _sparse_labels(labels)
-    support_all = np.array(
-        [weights[l_rows[l_ptr[k] : l_ptr[k + 1]]].sum() for k in range(n_cls)], dtype=np.float64
-    )
+    owner = np.repeat(np.arange(n_cls, dtype=np.int64), np.diff(l_ptr))
+    support_all = np.bincount(owner, weights=weights[l_rows], minlength=n_cls).astype(np.float64)
     cols = kept_classes(support_all, empty_classes)
     if is_sparse(scores):
         csc = _sparse_scores(scores)
         s_ptr, s_rows, s_vals = csc.indptr, csc.indices, csc.data
     else:
-        dense = np.asarray(scores, dtype=np.float64)
-        if not np.isfinite(dense).all():
-            bad = int(dense.size - np.count_nonzero(np.isfinite(dense)))
-            raise ValueError(f"scores contains {bad} NaN or infinite value(s)")
+        dense = dense_scores(scores)
+        check_dense_scores(dense)
         every_row = np.arange(n_obj)
     parts_tp, parts_fp, parts_thr = [], [], []
     for k in cols.tolist():
@@ -470,7 +624,7 @@ def weighted_class_points(
             rows = np.asarray(s_rows[s_ptr[k] : s_ptr[k + 1]], dtype=np.int64)
             values = np.asarray(s_vals[s_ptr[k] : s_ptr[k + 1]], dtype=np.float64)
         else:
-            rows, values = every_row, dense[:, k]
+            rows, values = every_row, np.asarray(dense[:, k], dtype=np.float64)
         positive = np.isin(rows, positives, assume_unique=True)
         tp, fp, thr = _weighted_column_cuts(
             values, positive, weights[rows], float(support_all[k]), total, n_obj
@@ -500,17 +654,25 @@ def as_points(
     *,
     zero_division: float | None = None,
     empty_classes: str = "exclude",
+    dominated: str = "keep",
 ) -> ClassPoints:
     """Return ``points`` if given (then scores/labels must be None), else build them.
 
     ``zero_division=None`` takes the points' policy, or 0.0 when the points are built here;
-    a value that differs from the given points' policy is refused.
+    a value that differs from the given points' policy is refused. ``dominated`` is
+    passed to :func:`class_points` when the points are built here; ``"keep"`` also
+    refuses given points built with ``dominated="drop"`` (a method that needs every cut).
     """
     if points is not None:
         if not isinstance(points, ClassPoints):
             raise TypeError(f"points must be a ClassPoints, got {type(points).__name__}")
         if scores is not None or labels is not None:
             raise ValueError("pass either scores and labels, or points=, not both")
+        if dominated == "keep" and points.pruned:
+            raise ValueError(
+                "points were built with dominated='drop', but this method needs every cut; "
+                "build them with class_points(..., dominated='keep')"
+            )
         if zero_division is None:
             return points
         zd = check_zero_division(zero_division)
@@ -524,100 +686,118 @@ def as_points(
     if scores is None or labels is None:
         raise TypeError("scores and labels are required when points= is not given")
     zd = 0.0 if zero_division is None else zero_division
-    return class_points(scores, labels, zero_division=zd, empty_classes=empty_classes)
+    return class_points(
+        scores, labels, zero_division=zd, empty_classes=empty_classes, dominated=dominated
+    )
+
+
+def search_points(
+    scores: Any,
+    labels: Any,
+    points: ClassPoints | None,
+    zero_division: float | None,
+    empty_classes: str,
+) -> ClassPoints:
+    """:func:`as_points` without dominated cuts: for methods that never choose one."""
+    return as_points(
+        scores,
+        labels,
+        points,
+        zero_division=zero_division,
+        empty_classes=empty_classes,
+        dominated="drop",
+    )
 
 
 # --------------------------------------------------------------------------- kernels
 
 
-@numba.njit(cache=True)
-def _positive_scores(
-    s: NDArray[np.float64], y: NDArray[np.uint8], sizes: NDArray[np.int64], cols: NDArray[np.int64]
-) -> tuple[NDArray[np.int64], NDArray[np.float64]]:
-    """Scores of the positives of each kept column, sorted decreasingly per column."""
-    n_obj, n_cls = s.shape
-    slot = np.full(n_cls, -1, dtype=np.int64)
-    ptr = np.zeros(cols.size + 1, dtype=np.int64)
-    for j in range(cols.size):
-        slot[cols[j]] = j
-        ptr[j + 1] = ptr[j] + sizes[cols[j]]
-    vals = np.empty(ptr[-1], dtype=np.float64)
-    fill = ptr[:-1].copy()
-    for i in range(n_obj):
-        for k in range(n_cls):
-            if y[i, k] != 0:
-                j = slot[k]
-                if j >= 0:
-                    vals[fill[j]] = s[i, k]
-                    fill[j] += 1
-    for j in range(cols.size):
-        seg = np.sort(vals[ptr[j] : ptr[j + 1]])
-        m = seg.size
-        for t in range(m):
-            vals[ptr[j] + t] = seg[m - 1 - t]
-    return ptr, vals
+@numba.njit(cache=True, nogil=True)
+def _block_cuts(
+    unsorted: NDArray[np.floating],
+    y: NDArray[np.bool_],
+    srt: NDArray[np.floating],
+    drop: bool,
+    keep_first: bool,
+) -> tuple[
+    NDArray[np.int64], NDArray[np.int64], NDArray[np.int64], NDArray[np.float64], NDArray[np.int64]
+]:
+    """Cuts of each row (= class) of a block of transposed scores.
 
-
-@numba.njit(cache=True)
-def _dense_cuts(
-    sorted_s: NDArray[np.float64],
-    pos_ptr: NDArray[np.int64],
-    pos_vals: NDArray[np.float64],
-    cols: NDArray[np.int64],
-) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64], NDArray[np.float64]]:
-    """Cuts of each kept column of a column-wise ascending score matrix.
-
-    Works on blocks of columns so that the row-major walk touches few output streams.
+    ``unsorted[r]``, ``y[r]``: class r's scores and labels over the objects; ``srt[r]``:
+    the same scores ascending. Walking ``srt[r]`` from the top, a cut ends where the next
+    lower score differs (ties grouped). With ``drop`` only the empty cut, the cuts whose
+    tp rises and (``keep_first``) the first non-empty cut are stored, with their numbers
+    among all cuts. Returns (cuts per row, tp, fp, threshold, cut numbers or empty).
     """
-    n_obj = sorted_s.shape[0]
-    nk = cols.size
-    block = 16
-    counts = np.ones(nk, dtype=np.int64)  # the empty cut
-    for j0 in range(0, nk, block):
-        j1 = min(nk, j0 + block)
-        for j in range(j0, j1):
-            counts[j] += 1  # row 0 always ends a group
-        for i in range(1, n_obj):
-            for j in range(j0, j1):
-                k = cols[j]
-                if sorted_s[i - 1, k] != sorted_s[i, k]:
-                    counts[j] += 1
-    indptr = np.zeros(nk + 1, dtype=np.int64)
-    for j in range(nk):
-        indptr[j + 1] = indptr[j] + counts[j]
-    total = indptr[nk]
+    n_rows, n_obj = srt.shape
+    bound = np.zeros(n_rows + 1, dtype=np.int64)
+    for row in range(n_rows):
+        if drop:
+            m = 0
+            for i in range(n_obj):
+                if y[row, i]:
+                    m += 1
+            size = m + 2  # empty cut, first non-empty cut, one per rise of tp
+        else:
+            size = 1 if n_obj == 0 else 2
+            for i in range(1, n_obj):
+                if srt[row, i - 1] != srt[row, i]:
+                    size += 1
+        bound[row + 1] = bound[row] + size
+    total = bound[n_rows]
     tp = np.empty(total, dtype=np.int64)
     fp = np.empty(total, dtype=np.int64)
     thr = np.empty(total, dtype=np.float64)
-    fill = np.empty(nk, dtype=np.int64)
-    ptr = np.zeros(nk, dtype=np.int64)
-    for j in range(nk):
-        thr[indptr[j]] = np.inf
-        tp[indptr[j]] = 0
-        fp[indptr[j]] = 0
-        fill[j] = indptr[j] + 1
-    # walk rows from the highest score down; a group ends at row i when the next
-    # (lower) row differs
-    for j0 in range(0, nk, block):
-        j1 = min(nk, j0 + block)
+    number = np.empty(total if drop else 0, dtype=np.int64)
+    counts = np.zeros(n_rows, dtype=np.int64)
+    for row in range(n_rows):
+        pos = sorted_positives(unsorted[row], y[row])
+        m = pos.size
+        c = bound[row]
+        tp[c] = 0
+        fp[c] = 0
+        thr[c] = np.inf
+        if drop:
+            number[c] = 0
+        c += 1
+        t = 0
+        last = 0
+        ncut = 0
         for i in range(n_obj - 1, -1, -1):
-            taken = n_obj - i
-            for j in range(j0, j1):
-                k = cols[j]
-                v = sorted_s[i, k]
-                if i == 0 or sorted_s[i - 1, k] != v:
-                    q = ptr[j]
-                    end = pos_ptr[j + 1] - pos_ptr[j]
-                    base = pos_ptr[j]
-                    while q < end and pos_vals[base + q] >= v:
-                        q += 1
-                    ptr[j] = q
-                    c = fill[j]
-                    tp[c] = q
-                    fp[c] = taken - q
+            v = srt[row, i]
+            if i == 0 or srt[row, i - 1] != v:
+                while t < m and pos[m - 1 - t] >= v:
+                    t += 1
+                ncut += 1
+                if not drop or t > last or (keep_first and ncut == 1):
+                    tp[c] = t
+                    fp[c] = (n_obj - i) - t
                     thr[c] = v
-                    fill[j] = c + 1
-    return indptr, tp, fp, thr
+                    if drop:
+                        number[c] = ncut
+                    c += 1
+                    last = t
+        counts[row] = c - bound[row]
+    if not drop:
+        return counts, tp, fp, thr, number
+    # compact: the bound counted every positive as a rise
+    n_kept = 0
+    for row in range(n_rows):
+        n_kept += counts[row]
+    out_tp = np.empty(n_kept, dtype=np.int64)
+    out_fp = np.empty(n_kept, dtype=np.int64)
+    out_thr = np.empty(n_kept, dtype=np.float64)
+    out_number = np.empty(n_kept, dtype=np.int64)
+    o = 0
+    for row in range(n_rows):
+        for g in range(bound[row], bound[row] + counts[row]):
+            out_tp[o] = tp[g]
+            out_fp[o] = fp[g]
+            out_thr[o] = thr[g]
+            out_number[o] = number[g]
+            o += 1
+    return counts, out_tp, out_fp, out_thr, out_number
 
 
 @numba.njit(cache=True)
@@ -629,18 +809,31 @@ def _csc_cuts(
     l_rows: NDArray[np.int64],
     cols: NDArray[np.int64],
     n_obj: int,
-) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64], NDArray[np.float64]]:
-    """Cuts of each kept column of a CSC score matrix holding retrieved entries only."""
+    drop: bool,
+    keep_first: bool,
+) -> tuple[
+    NDArray[np.int64], NDArray[np.int64], NDArray[np.int64], NDArray[np.float64], NDArray[np.int64]
+]:
+    """Cuts of each kept column of a CSC score matrix holding retrieved entries only.
+
+    With ``drop`` only the cuts of :func:`class_points`' ``dominated="drop"`` are stored,
+    with their numbers among all cuts (else the numbers are not filled).
+    """
     nk = cols.size
     counts = np.empty(nk, dtype=np.int64)
-    # upper bound: empty cut + one per entry + the all-objects cut
+    # upper bound: empty cut + one per entry (with drop: per positive, and the first
+    # non-empty cut) + the all-objects cut
     bound = np.zeros(nk + 1, dtype=np.int64)
     for j in range(nk):
         k = cols[j]
-        bound[j + 1] = bound[j] + (s_ptr[k + 1] - s_ptr[k]) + 2
+        n_entries = s_ptr[k + 1] - s_ptr[k]
+        if drop:
+            n_entries = min(n_entries, l_ptr[k + 1] - l_ptr[k] + 1)
+        bound[j + 1] = bound[j] + n_entries + 2
     tp = np.zeros(bound[nk], dtype=np.int64)
     fp = np.zeros(bound[nk], dtype=np.int64)
     thr = np.empty(bound[nk], dtype=np.float64)
+    number = np.zeros(bound[nk], dtype=np.int64)
     for j in range(nk):
         k = cols[j]
         a0, a1 = s_ptr[k], s_ptr[k + 1]
@@ -666,20 +859,28 @@ def _csc_cuts(
         thr[c] = np.inf
         c += 1
         q = 0  # retrieved positives with score >= current value
+        last = 0
+        ncut = 0
         nv = vals.size
         for t in range(nv - 1, -1, -1):
             v = vals[t]
             if t == 0 or vals[t - 1] != v:
                 while q < npos and pos_sorted[npos - 1 - q] >= v:
                     q += 1
-                tp[c] = q
-                fp[c] = (nv - t) - q
-                thr[c] = v
-                c += 1
-        if nv < n_obj:
+                ncut += 1
+                if not drop or q > last or (keep_first and ncut == 1):
+                    tp[c] = q
+                    fp[c] = (nv - t) - q
+                    thr[c] = v
+                    number[c] = ncut
+                    c += 1
+                    last = q
+        ncut += 1
+        if nv < n_obj and (not drop or m > last or (keep_first and ncut == 1)):
             tp[c] = m
             fp[c] = n_obj - m
             thr[c] = -np.inf
+            number[c] = ncut
             c += 1
         counts[j] = c - bound[j]
     indptr = np.zeros(nk + 1, dtype=np.int64)
@@ -688,12 +889,14 @@ def _csc_cuts(
     out_tp = np.empty(indptr[nk], dtype=np.int64)
     out_fp = np.empty(indptr[nk], dtype=np.int64)
     out_thr = np.empty(indptr[nk], dtype=np.float64)
+    out_number = np.empty(indptr[nk], dtype=np.int64)
     for j in range(nk):
         for t in range(counts[j]):
             out_tp[indptr[j] + t] = tp[bound[j] + t]
             out_fp[indptr[j] + t] = fp[bound[j] + t]
             out_thr[indptr[j] + t] = thr[bound[j] + t]
-    return indptr, out_tp, out_fp, out_thr
+            out_number[indptr[j] + t] = number[bound[j] + t]
+    return indptr, out_tp, out_fp, out_thr, out_number
 
 
 @numba.njit(cache=True)

@@ -143,7 +143,9 @@ class ThresholdResult:
         ``score >= threshold``. Columns excluded from the optimization (no positives)
         get ``+inf`` (never predicted); ``-inf`` predicts every object.
     cuts : ndarray of int64, shape (n_classes,)
-        Chosen cut of each kept class (index into that class's cuts).
+        Chosen cut of each kept class: its number among ALL cuts of the class's ranking
+        (0 = empty), also when the search ran on points built with ``dominated="drop"``;
+        :meth:`ClassPoints.local_cuts` maps it to an index into any points of the data.
     precision, recall, f : float
         Macro precision P, macro recall R and F_beta(P, R) on the data searched.
     upper_bound : float
@@ -240,7 +242,7 @@ class ThresholdResult:
         kept = np.zeros(n_cols, dtype=bool)
         kept[points.class_index] = True
         frame["kept"] = kept
-        at = points.indptr[:-1] + np.asarray(self.cuts)
+        at = points.indptr[:-1] + points.local_cuts(self.cuts)
         for name, values in (("predicted", points.tp[at] + points.fp[at]), ("tp", points.tp[at])):
             counts = pd.array([pd.NA] * n_cols, dtype="Int64")
             counts[points.class_index] = values
@@ -326,7 +328,11 @@ class ThresholdResult:
         upper_bound: float = math.nan,
         diagnostics: Mapping[str, Any] | None = None,
     ) -> ThresholdResult:
-        """Build a result from local cuts: thresholds, P, R and F are derived."""
+        """Build a result from local cuts: thresholds, P, R and F are derived.
+
+        The result's ``cuts`` are the cuts' numbers among all cuts of each class
+        (:meth:`ClassPoints.full_cuts`), whatever points the search ran on.
+        """
         # Each input is checked once here; the helpers below take checked values.
         cuts_arr = check_cuts(points, cuts)
         b = check_beta(beta)
@@ -335,7 +341,7 @@ class ThresholdResult:
         ub = float(upper_bound)
         return cls(
             thresholds=points.thresholds_at(cuts_arr),
-            cuts=cuts_arr,
+            cuts=points.full_cuts(cuts_arr),
             precision=p,
             recall=r,
             f=f,

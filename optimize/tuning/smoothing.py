@@ -265,6 +265,12 @@ def smooth_points(
     else:
         pi = check_base_rates(base_rates, points.n_columns)[points.class_index]
     base = points.raw() if isinstance(points, SmoothedPoints) else points
+    if base.pruned:
+        # smoothed recall grows with every cut, also at equal tp: no cut is dominated
+        raise ValueError(
+            "points were built with dominated='drop'; smoothing needs every cut: build them "
+            "with class_points(..., dominated='keep')"
+        )
     cp, cr = np.zeros(0), np.zeros(0)
     if centres is not None:
         if len(centres) != 2:

@@ -364,7 +364,7 @@ def _solve(problem: _Problem, a: float, extra: dict[str, Any]) -> ThresholdResul
         raw, a, base_rates=problem.base_rates, n_eval=problem.n_eval, centres=problem.centres
     )
     inner = _search(sm, problem.method, b)
-    cuts = np.asarray(inner.cuts)
+    cuts = sm.local_cuts(inner.cuts)
     p, r, f = _plain_values(raw, cuts, b)
     phi = float(argv(inner.precision, inner.recall, b * b))
     thresholds = raw.thresholds_for(cuts)

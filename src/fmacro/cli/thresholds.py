@@ -184,7 +184,7 @@ def macro_f_of(result: ThresholdResult, points: ClassPoints) -> float:
     cuts = np.asarray(result.cuts)
     if cuts.size != points.n_classes or (cuts < 0).any():
         return math.nan
-    at = points.indptr[:-1] + cuts
+    at = points.indptr[:-1] + points.local_cuts(cuts)
     p = points.precision[at]
     r = points.recall[at]
     return mean_defined(f_beta_from_pr(p, r, result.beta)) if p.size else math.nan

@@ -120,7 +120,7 @@ class HullBlock:
             class_index=columns[np.asarray(points.class_index)],
             support=points.support,
             cut_indptr=cut_indptr,
-            cut=keep - indptr[owner],
+            cut=keep - indptr[owner] if points.full_cut is None else points.full_cut[keep],
             tp=np.asarray(points.tp)[keep],
             fp=np.asarray(points.fp)[keep],
             threshold=np.asarray(points.threshold)[keep],
@@ -150,8 +150,13 @@ def _block(scores: Any, labels: Any, columns: NDArray[np.int64], s: _Settings) -
     """Worker side: class points of a block of columns, reduced to their hulls."""
     if s.empty_classes == "exclude" and not _has_positive(labels):
         return HullBlock.empty()  # no kept class here; the client checks the whole
+    # hulls and T_b cuts never need a dominated cut; global_threshold needs every cut
     points = class_points(
-        scores, labels, zero_division=s.zero_division, empty_classes=s.empty_classes
+        scores,
+        labels,
+        zero_division=s.zero_division,
+        empty_classes=s.empty_classes,
+        dominated="keep" if s.every_cut else "drop",
     )
     return HullBlock.from_points(points, columns, s.beta, s.every_cut)
 

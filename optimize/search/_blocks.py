@@ -1,0 +1,169 @@
+"""Dense score matrices walked a block of columns at a time (private).
+
+``per_class`` and ``class_points`` both need, for each class, its scores sorted and its
+labels, without a float64 copy or a full ``np.sort(axis=0)`` copy of the matrix. Here a
+block of columns is transposed (each class contiguous: sorting contiguous rows is several
+times faster than sorting along axis 0), sorted in the scores' own dtype (float32 stays
+float32) and handed to a nogil kernel; blocks run on one thread per core (``np.sort`` and
+the kernels release the GIL).
+
+Extra memory: per running thread, the transposed block, its sorted copy and its labels
+(a block holds at most 2**21 entries, 16 MB of float64, and at most a sixth of the
+input divided by the number of threads, so that the threads together hold at most half
+the input's size), plus the kernels' outputs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, TypeVar
+
+import numba
+import numpy as np
+from numpy.typing import NDArray
+
+from fmacro.optimize._inputs import as_binary_labels
+from fmacro.validation.checks import as_float_array, check_exact_in_float64, is_sparse
+
+__all__ = [
+    "check_dense_scores",
+    "column_blocks",
+    "dense_labels",
+    "dense_scores",
+    "label_sizes",
+    "map_blocks",
+    "sorted_positives",
+]
+
+_T = TypeVar("_T")
+_MAX_BLOCK = 1 << 21  # entries per block: 16 MB of float64
+
+
+@numba.njit(cache=True, nogil=True)
+def sorted_positives(
+    scores: NDArray[np.floating], labels: NDArray[np.bool_]
+) -> NDArray[np.float64]:
+    """Scores (as float64) of one class's positives, ascending."""
+    m = 0
+    for i in range(labels.size):
+        if labels[i]:
+            m += 1
+    pos = np.empty(m, dtype=np.float64)
+    c = 0
+    for i in range(labels.size):
+        if labels[i]:
+            pos[c] = scores[i]
+            c += 1
+    pos.sort()
+    return pos
+
+
+def dense_scores(scores: Any) -> NDArray[Any]:
+    """Dense scores without a copy when possible.
+
+    float32/float64 and integer arrays are returned as they are (integers are checked
+    against float64 rounding and converted a block at a time); anything else is read
+    once as a checked float64 array.
+    """
+    arr = scores if isinstance(scores, np.ndarray) else np.asarray(scores)
+    if arr.dtype in (np.float32, np.float64) or arr.dtype.kind in "iu":
+        if arr.ndim != 2:
+            raise ValueError(f"scores must be 2-dimensional, got shape {arr.shape}")
+        return arr
+    return as_float_array(arr, "scores", ndim=2)
+
+
+def dense_labels(labels: Any) -> Any:
+    """Bool labels as they are, sparse labels as a checked CSC matrix; others to bool once."""
+    if isinstance(labels, np.ndarray) and labels.dtype == np.bool_:
+        return labels
+    if is_sparse(labels):
+        csc = labels.tocsc(copy=True)
+        csc.sum_duplicates()
+        as_binary_labels(np.asarray(csc.data), "labels")
+        csc.eliminate_zeros()
+        return csc
+    return as_binary_labels(labels, "labels")
+
+
+def label_sizes(y: Any) -> NDArray[np.int64]:
+    """Positives per column of :func:`dense_labels`' result."""
+    counts = np.diff(y.indptr) if is_sparse(y) else np.count_nonzero(y, axis=0)
+    return np.asarray(counts, dtype=np.int64)
+
+
+def column_blocks(n_obj: int, n_cols: int) -> list[slice]:
+    """Consecutive blocks of columns: at most 2**21 entries, and at most a sixth of the
+    matrix per thread (a running block holds up to three block-sized arrays)."""
+    threads = max(1, numba.get_num_threads())
+    entries = min(_MAX_BLOCK, max(n_obj, (n_obj * n_cols) // (6 * threads)))
+    width = max(1, min(n_cols, entries // max(n_obj, 1)))
+    return [slice(a, min(a + width, n_cols)) for a in range(0, n_cols, width)]
+
+
+def _transposed(s: NDArray[Any], blk: slice) -> NDArray[Any]:
+    """Block ``blk`` of the scores, one class per row, float32 or float64."""
+    u = np.ascontiguousarray(s[:, blk].T)
+    if u.dtype.kind in "iu":
+        check_exact_in_float64(u, "scores")
+        u = u.astype(np.float64)
+    return u
+
+
+def _label_block(y: Any, blk: slice) -> NDArray[np.bool_]:
+    if is_sparse(y):
+        return np.ascontiguousarray(y[:, blk].toarray().T, dtype=np.bool_)
+    return np.ascontiguousarray(y[:, blk].T)
+
+
+def _refuse_non_finite(u: NDArray[Any], blk: slice) -> None:
+    bad = int(u.size - np.count_nonzero(np.isfinite(u)))
+    raise ValueError(
+        f"scores contains {bad} NaN or infinite value(s) in columns {blk.start}-{blk.stop - 1}"
+    )
+
+
+def map_blocks(
+    s: NDArray[Any],
+    y: Any,
+    columns: NDArray[np.int64],
+    kernel: Callable[[NDArray[Any], NDArray[np.bool_], NDArray[Any]], _T],
+) -> Sequence[_T]:
+    """``kernel(scores, labels, sorted_scores)`` on each block of ``columns``, in order.
+
+    ``columns`` are increasing. Each argument has one row per class of the block: its
+    scores over the objects, its bool labels, and its scores ascending. NaN or infinite
+    scores are refused in every column, ``columns`` or not.
+    """
+    kept = np.zeros(s.shape[1], dtype=bool)
+    kept[columns] = True
+
+    def run(blk: slice) -> _T:
+        u = _transposed(s, blk)
+        yb = _label_block(y, blk)
+        sel = kept[blk]
+        if not sel.all():  # consecutive blocks read fast; rows are dropped after
+            if not np.isfinite(u[~sel]).all():
+                _refuse_non_finite(u[~sel], blk)
+            u, yb = u[sel], yb[sel]
+        srt = np.sort(u, axis=1)
+        # Sorted ascending, NaN last: a non-finite value sits at one of the two ends.
+        if srt.size and not np.isfinite(srt[:, [0, -1]]).all():
+            _refuse_non_finite(u, blk)
+        return kernel(u, yb, srt)
+
+    blocks = column_blocks(int(s.shape[0]), int(s.shape[1]))
+    workers = min(len(blocks), numba.get_num_threads())
+    if workers > 1:
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            return list(pool.map(run, blocks))
+    return [run(blk) for blk in blocks]
+
+
+def check_dense_scores(s: NDArray[Any]) -> None:
+    """Refuse NaN/inf (and integers float64 would round), block by block: no float64 copy."""
+    for blk in column_blocks(int(s.shape[0]), int(s.shape[1])):
+        u = _transposed(s, blk)
+        if not np.isfinite(u).all():
+            _refuse_non_finite(u, blk)
