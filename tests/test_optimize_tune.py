@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import math
 from fractions import Fraction
+from typing import Any
 
 import numpy as np
 import pytest
@@ -210,14 +211,19 @@ def test_prior_zero_reproduces_fixed_point_on_corel5k() -> None:
     assert math.isnan(d3.upper_bound) and math.isnan(d3.gap)
 
 
+def tiny_rankings(min_objects: int, n_columns: int, top_score: int) -> st.SearchStrategy[Any]:
+    """(integer scores with ties, 0/1 labels) of min_objects..6 objects."""
+    return st.integers(min_objects, 6).flatmap(
+        lambda n_obj: st.tuples(
+            hnp.arrays(np.int64, (n_obj, n_columns), elements=st.integers(0, top_score)),
+            hnp.arrays(np.uint8, (n_obj, n_columns), elements=st.integers(0, 1)),
+        )
+    )
+
+
 @settings(max_examples=40, deadline=None)
 @given(
-    st.integers(2, 6).flatmap(
-        lambda n_obj: st.tuples(
-            hnp.arrays(np.int64, (n_obj, 2), elements=st.integers(0, 2)),
-            hnp.arrays(np.uint8, (n_obj, 2), elements=st.integers(0, 1)),
-        )
-    ),
+    tiny_rankings(min_objects=2, n_columns=2, top_score=2),
     st.sampled_from([0.5, 3.0]),
     st.sampled_from([2, None]),
     st.sampled_from([0.5, 1.0, 2.0]),
@@ -529,12 +535,7 @@ def test_smoothed_points_share_the_raw_arrays_read_only() -> None:
 
 @settings(max_examples=150, deadline=None)
 @given(
-    st.integers(1, 6).flatmap(
-        lambda n_obj: st.tuples(
-            hnp.arrays(np.int64, (n_obj, 3), elements=st.integers(0, 3)),
-            hnp.arrays(np.uint8, (n_obj, 3), elements=st.integers(0, 1)),
-        )
-    ),
+    tiny_rankings(min_objects=1, n_columns=3, top_score=3),
     st.sampled_from([0.5, 3.0]),
     st.sampled_from([2, None]),
     st.sampled_from([0.5, 1.0, 2.0]),
