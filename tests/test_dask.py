@@ -147,6 +147,26 @@ def test_a_source_shared_by_both_inputs_is_computed_once() -> None:
     assert got == want
 
 
+def _frame_part(seed: int) -> pd.DataFrame:
+    e, p = _labels_and_predictions(seed)
+    return pd.DataFrame({"y_true": e, "y_pred": p})
+
+
+def test_a_frame_read_once_serves_both_columns() -> None:
+    import dask
+
+    parts = [dask.delayed(_frame_part, pure=True)(i) for i in range(4)]
+    meta = pd.DataFrame({"y_true": np.zeros(0, np.int64), "y_pred": np.zeros(0, np.int64)})
+    frame = dd.from_delayed(parts, meta=meta)
+    _CALLS.clear()
+    got = fd.evaluate(frame["y_true"], frame["y_pred"], classes=4, scheduler="sync")
+    assert sorted(_CALLS) == [0, 1, 2, 3]
+    whole = frame.compute()
+    assert got == MultiFValidation.from_predictions(
+        whole["y_true"].to_numpy(), whole["y_pred"].to_numpy(), classes=4
+    )
+
+
 def _score_block(first: int) -> tuple[np.ndarray, np.ndarray]:
     """Scores and labels of 10 columns (counts its calls)."""
     _CALLS.append(first)
