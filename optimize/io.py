@@ -38,7 +38,14 @@ from fmacro.optimize._inputs import as_binary_labels
 from fmacro.optimize.rules import PerClassThresholds, TopK
 from fmacro.optimize.search.points import ClassPoints
 from fmacro.optimize.search.result import ThresholdResult
-from fmacro.validation._files import check_numpy_file, checked_path, read_text, reading
+from fmacro.validation._files import (
+    check_numpy_file,
+    checked_path,
+    load_npy,
+    pickled_data,
+    read_text,
+    reading,
+)
 from fmacro.validation.checks import as_float_array, is_sparse
 
 __all__ = [
@@ -403,10 +410,7 @@ def load_scores_npz(path: PathLike, *, require_labels: bool = True) -> tuple[Any
                 out = [_npz_part(z, name, path, require_labels) for name in ("scores", "labels")]
         except ValueError as exc:
             if "pickle" in str(exc):
-                raise ValueError(
-                    f"{path}: holds Python objects (pickled data), which fmacro does not load; "
-                    "save numeric arrays"
-                ) from None
+                raise pickled_data(path) from None
             raise
     return out[0], out[1]
 
@@ -467,14 +471,7 @@ def load_rule(path: PathLike) -> tuple[PerClassThresholds | TopK, tuple[str, ...
     """
     file = Path(path)
     if file.suffix.lower() == ".npy":
-        check_numpy_file(file, ".npy")
-        with reading(path, ".npy file"):
-            try:
-                values = np.load(file, allow_pickle=False)
-            except ValueError as exc:
-                raise ValueError(f"{path}: not a readable .npy array ({exc})") from None
-        if not isinstance(values, np.ndarray):
-            raise ValueError(f"{path}: a .npz archive, not a .npy array")
+        values = load_npy(file)
         if values.ndim != 1 or values.dtype.kind not in "fiu":
             raise ValueError(
                 f"{path}: expected a 1-D numeric array of thresholds, got {values.dtype} "

@@ -12,8 +12,20 @@ import zipfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
-__all__ = ["check_numpy_file", "checked_path", "decode_text", "read_text", "reading"]
+import numpy as np
+from numpy.typing import NDArray
+
+__all__ = [
+    "check_numpy_file",
+    "checked_path",
+    "decode_text",
+    "load_npy",
+    "pickled_data",
+    "read_text",
+    "reading",
+]
 
 
 def checked_path(path: str | os.PathLike[str]) -> Path:
@@ -114,3 +126,23 @@ def check_numpy_file(path: str | os.PathLike[str], kind: str) -> Path:
     if not (is_npy or is_zip):
         raise ValueError(f"{path}: not a {kind} file (it starts with {head[:6]!r})")
     return p
+
+
+def pickled_data(path: str | os.PathLike[str]) -> ValueError:
+    """The error for a ``.npy``/``.npz`` file holding Python objects (never unpickled)."""
+    return ValueError(
+        f"{path}: holds Python objects (pickled data), which fmacro does not load; save "
+        "arrays of numbers or strings"
+    )
+
+
+def load_npy(path: str | os.PathLike[str]) -> NDArray[Any]:
+    """The array in a ``.npy`` file, read without unpickling; errors name the file."""
+    p = check_numpy_file(path, ".npy")
+    with reading(path, ".npy file"):
+        try:
+            return np.asarray(np.load(p, allow_pickle=False))
+        except ValueError as exc:
+            if "pickle" in str(exc):
+                raise pickled_data(path) from None
+            raise ValueError(f"{path}: not a readable .npy array ({exc})") from None

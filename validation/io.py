@@ -55,7 +55,14 @@ import attrs
 import numpy as np
 from numpy.typing import NDArray
 
-from fmacro.validation._files import check_numpy_file, checked_path, read_text, reading
+from fmacro.validation._files import (
+    check_numpy_file,
+    checked_path,
+    load_npy,
+    pickled_data,
+    read_text,
+    reading,
+)
 from fmacro.validation.binary import BinFValidation
 from fmacro.validation.labels import coerce_labels
 from fmacro.validation.multiclass import MultiFValidation
@@ -323,20 +330,7 @@ _PREDICTED_ARRAYS = ("predicted", "y_pred", "pred")
 
 
 def _load_npy(p: Path) -> NDArray[Any]:
-    check_numpy_file(p, ".npy")
-    with reading(p, ".npy file"):
-        try:
-            arr = np.load(p, allow_pickle=False)
-        except ValueError as exc:
-            if "pickle" in str(exc):
-                raise ValueError(
-                    f"{p}: holds Python objects (pickled data), which fmacro does not load; "
-                    "save numbers or strings"
-                ) from None
-            raise ValueError(f"{p}: not a readable .npy array ({exc})") from None
-    if not isinstance(arr, np.ndarray):
-        raise ValueError(f"{p}: a .npz archive, not a .npy array; name it .npz")
-    return _checked_array(arr, str(p))
+    return _checked_array(load_npy(p), str(p))
 
 
 def _checked_array(arr: NDArray[Any], where: str) -> NDArray[Any]:
@@ -364,9 +358,7 @@ def _load_npz(p: Path, roles: Sequence[tuple[str, ...]]) -> list[NDArray[Any]]:
                     out.append(_checked_array(np.array(z[found[0]]), f"{p}[{found[0]}]"))
         except ValueError as exc:
             if "pickle" in str(exc):
-                raise ValueError(
-                    f"{p}: holds Python objects (pickled data), which fmacro does not load"
-                ) from None
+                raise pickled_data(p) from None
             raise
     return out
 

@@ -46,22 +46,14 @@ def register(subparsers: Any) -> None:
 
 def _read_scores(path: str) -> tuple[Any, Any]:
     from fmacro.optimize.io import load_scores_npz, read_xc
-    from fmacro.validation._files import check_numpy_file, checked_path, reading
+    from fmacro.validation._files import checked_path, load_npy
 
     file = checked_path(path)
     suffix = file.suffix.lower()
     if suffix == ".npz":
         return load_scores_npz(file, require_labels=False)
     if suffix == ".npy":
-        check_numpy_file(file, ".npy")
-        with reading(path, ".npy file"):
-            try:
-                scores = np.load(file, allow_pickle=False)
-            except ValueError as exc:
-                raise ValueError(f"{path}: not a readable .npy array ({exc})") from None
-        if not isinstance(scores, np.ndarray):
-            raise ValueError(f"{path}: a .npz archive, not a .npy array")
-        return scores, None
+        return load_npy(file), None
     return read_xc(file)
 
 
