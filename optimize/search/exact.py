@@ -491,6 +491,7 @@ def exact_from_sweep(
     beta: float = 1.0,
     time_limit: float | None = None,
     _start: float | None = None,
+    _linear: ThresholdResult | None = None,
 ) -> ThresholdResult:
     """:func:`exact` on an already merged edge sweep.
 
@@ -510,7 +511,8 @@ def exact_from_sweep(
     deadline = None if limit is None else start + limit
     pts = sweep.hulls.points
     n = pts.n_classes
-    fp = fixed_point_from_sweep(sweep, beta=b)
+    # fixed_point passes its own answer on this sweep instead of having it computed again
+    fp = fixed_point_from_sweep(sweep, beta=b) if _linear is None else _linear
     ub_point = np.asarray(fp.diagnostics["ub_point"])
     margin = _margin(n, b2)
     inc_f = fp.f if not math.isnan(fp.f) else -math.inf

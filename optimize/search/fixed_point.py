@@ -129,7 +129,7 @@ def _closed_gap(
     """
     from fmacro.optimize.search.exact import exact_from_sweep  # exact builds on this module
 
-    found = exact_from_sweep(sweep, beta=beta, time_limit=time_limit)
+    found = exact_from_sweep(sweep, beta=beta, time_limit=time_limit, _linear=linear)
     best = found if found.f >= linear.f or math.isnan(linear.f) else linear
     upper = min(float(found.upper_bound), float(linear.upper_bound))
     upper = max(upper, float(best.f))
