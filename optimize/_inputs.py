@@ -147,3 +147,15 @@ def scores_checked(scores: Any) -> Any:
         csr.data = data
         return csr
     return as_float_array(scores, "scores", ndim=2)
+
+
+def check_time_limit(time_limit: Any) -> float | None:
+    """Seconds a search may take: a positive finite number, or None (no limit)."""
+    if time_limit is None:
+        return None
+    if isinstance(time_limit, bool) or not isinstance(time_limit, (int, float, np.number)):
+        raise TypeError(f"time_limit must be a number of seconds or None, got {time_limit!r}")
+    t = float(time_limit)
+    if not t > 0.0 or math.isinf(t):
+        raise ValueError(f"time_limit must be a positive finite number of seconds, got {t!r}")
+    return t

@@ -405,6 +405,25 @@ def test_time_limit_returns_best_found_and_a_valid_bound() -> None:
     assert res.f <= opt + TOL <= res.upper_bound + 2 * TOL
 
 
+def test_fixed_point_checks_exact_and_time_limit_even_without_a_search() -> None:
+    s = np.array([[0.2, 0.9], [0.8, 0.1], [0.5, 0.5]])
+    y = np.array([[0, 1], [1, 0], [1, 1]])
+    assert fixed_point(s, y).diagnostics["status"] == "fixed_point"  # no search would run
+    for bad in (0, -1.0, math.nan, math.inf):
+        with pytest.raises(ValueError, match="time_limit"):
+            fixed_point(s, y, time_limit=bad)
+    for bad_t in ("1", True, [1.0]):
+        with pytest.raises(TypeError, match="time_limit"):
+            fixed_point(s, y, time_limit=bad_t)  # type: ignore[arg-type]
+    for bad_flag in ("no", 1, None):
+        with pytest.raises(TypeError, match="exact"):
+            fixed_point(s, y, exact=bad_flag)  # type: ignore[arg-type]
+    s0, y0 = s.copy(), y.copy()
+    fixed_point(s, y, time_limit=5.0)
+    np.testing.assert_array_equal(s, s0)
+    np.testing.assert_array_equal(y, y0)
+
+
 def test_bad_inputs_name_the_argument() -> None:
     s = np.array([[0.2, 0.9], [0.8, 0.1], [0.5, 0.5]])
     y = np.array([[0, 1], [1, 0], [1, 1]])

@@ -59,6 +59,7 @@ import attrs
 import numpy as np
 from numpy.typing import NDArray
 
+from fmacro.optimize._inputs import check_time_limit
 from fmacro.optimize.search._exact_kernels import (
     best_completion,
     cap_ends,
@@ -90,17 +91,6 @@ _CHUNK_WORK = 2_000_000  # children tried per merge call (between time checks)
 _MAX_TIE_CANDIDATES = 64
 _POLISH_PASSES = 50
 _EPS = float(np.finfo(np.float64).eps)
-
-
-def _check_time_limit(time_limit: Any) -> float | None:
-    if time_limit is None:
-        return None
-    if isinstance(time_limit, bool) or not isinstance(time_limit, (int, float, np.number)):
-        raise TypeError(f"time_limit must be a number of seconds or None, got {time_limit!r}")
-    t = float(time_limit)
-    if not t > 0.0 or math.isinf(t):
-        raise ValueError(f"time_limit must be a positive finite number of seconds, got {t!r}")
-    return t
 
 
 def gradient_directions(u: NDArray[np.float64], b2: float) -> tuple[NDArray, NDArray]:
@@ -507,7 +497,7 @@ def exact_from_sweep(
     start = time.perf_counter() if _start is None else _start
     b = check_beta(beta)
     b2 = b * b
-    limit = _check_time_limit(time_limit)
+    limit = check_time_limit(time_limit)
     deadline = None if limit is None else start + limit
     pts = sweep.hulls.points
     n = pts.n_classes
@@ -636,7 +626,7 @@ def exact(
     """
     start = time.perf_counter()
     b = check_beta(beta)
-    _check_time_limit(time_limit)
+    check_time_limit(time_limit)
     pts = search_points(scores, labels, points, zero_division, empty_classes)
     sweep = edge_sweep(class_hulls(pts))
     return exact_from_sweep(sweep, beta=b, time_limit=time_limit, _start=start)

@@ -36,6 +36,7 @@ import attrs
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from fmacro.optimize._inputs import check_time_limit
 from fmacro.optimize.search._fbeta import argv, eps_bound, segment_max
 from fmacro.optimize.search.coordinate import coordinate_ascent, per_class_cuts
 from fmacro.optimize.search.hull import Sweep, class_hulls, edge_sweep
@@ -110,12 +111,15 @@ def fixed_point(
     10^5 classes, at most a few hundred ms on 5-20 classes with 10^5 objects.
     """
     b = check_beta(beta)
+    if not isinstance(exact, (bool, np.bool_)):
+        raise TypeError(f"exact must be a bool, got {exact!r}")
+    limit = check_time_limit(time_limit)  # checked even when no search will run
     pts = search_points(scores, labels, points, zero_division, empty_classes)
     sweep = edge_sweep(class_hulls(pts))
     result = fixed_point_from_sweep(sweep, beta=b, polish=polish)
     if not exact or result.diagnostics["status"] != "edge":
         return result
-    return _closed_gap(sweep, result, b, time_limit)
+    return _closed_gap(sweep, result, b, limit)
 
 
 def _closed_gap(
