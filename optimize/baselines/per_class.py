@@ -164,7 +164,9 @@ def _per_class_dense(
     sizes = label_sizes(y)
     cols = kept_classes(sizes, empty_classes)
     b2 = b * b
-    results = map_blocks(s, y, cols, lambda u, yb, srt: _block_best_cuts(u, yb, srt, zd, b2))
+    results = map_blocks(
+        s, y, cols, lambda u, yb, srt, _first: _block_best_cuts(u, yb, srt, zd, b2)
+    )
     cut, tp, cnt, thr = (np.concatenate([r[i] for r in results]) for i in range(4))
     m = sizes[cols]
     with np.errstate(divide="ignore", invalid="ignore"):

@@ -15,6 +15,8 @@ the input's size), plus the kernels' outputs.
 
 from __future__ import annotations
 
+import os
+import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
@@ -128,16 +130,18 @@ def map_blocks(
     s: NDArray[Any],
     y: Any,
     columns: NDArray[np.int64],
-    kernel: Callable[[NDArray[Any], NDArray[np.bool_], NDArray[Any]], _T],
+    kernel: Callable[[NDArray[Any], NDArray[np.bool_], NDArray[Any], int], _T],
 ) -> Sequence[_T]:
-    """``kernel(scores, labels, sorted_scores)`` on each block of ``columns``, in order.
+    """``kernel(scores, labels, sorted_scores, first)`` on each block of ``columns``, in order.
 
-    ``columns`` are increasing. Each argument has one row per class of the block: its
-    scores over the objects, its bool labels, and its scores ascending. NaN or infinite
-    scores are refused in every column, ``columns`` or not.
+    ``columns`` are increasing. Each array has one row per class of the block: its
+    scores over the objects, its bool labels, and its scores ascending; row ``i`` is
+    ``columns[first + i]``. NaN or infinite scores are refused in every column,
+    ``columns`` or not.
     """
     kept = np.zeros(s.shape[1], dtype=bool)
     kept[columns] = True
+    kept_before = np.concatenate(([0], np.cumsum(kept)))
 
     def run(blk: slice) -> _T:
         u = _transposed(s, blk)
@@ -151,14 +155,76 @@ def map_blocks(
         # Sorted ascending, NaN last: a non-finite value sits at one of the two ends.
         if srt.size and not np.isfinite(srt[:, [0, -1]]).all():
             _refuse_non_finite(u, blk)
-        return kernel(u, yb, srt)
+        return kernel(u, yb, srt, int(kept_before[blk.start]))
 
     blocks = column_blocks(int(s.shape[0]), int(s.shape[1]))
     workers = min(len(blocks), numba.get_num_threads())
     if workers > 1:
-        with ThreadPoolExecutor(max_workers=workers) as pool:
-            return list(pool.map(run, blocks))
+        return _run_shared(run, blocks, workers)
     return [run(blk) for blk in blocks]
+
+
+_POOL: tuple[int, ThreadPoolExecutor] | None = None  # (owning process id, pool)
+_POOL_LOCK = threading.Lock()
+
+
+def _pool() -> ThreadPoolExecutor:
+    """One pool of helper threads per process, started on first use.
+
+    Starting threads costs about a millisecond here, as much as the whole walk of a
+    500 x 374 matrix; the pool is kept. A forked child gets a pool of its own (the
+    parent's threads do not exist in it).
+    """
+    global _POOL
+    with _POOL_LOCK:
+        if _POOL is None or _POOL[0] != os.getpid():
+            size = max(1, (os.cpu_count() or 1) - 1)
+            _POOL = (os.getpid(), ThreadPoolExecutor(size, thread_name_prefix="fmacro-blocks"))
+        return _POOL[1]
+
+
+def _run_shared(run: Callable[[slice], _T], blocks: list[slice], workers: int) -> list[_T]:
+    """``run`` on every block by the calling thread and ``workers - 1`` pool threads.
+
+    Blocks are taken one at a time from a shared counter; after a failure no new block
+    starts, and the first error is raised once every thread has stopped. The caller never
+    waits for a helper that has not started, so calls from inside the pool cannot
+    deadlock.
+    """
+    results: list[Any] = [None] * len(blocks)
+    lock = threading.Lock()
+    state = {"next": 0, "failed": False}
+
+    def work() -> None:
+        while True:
+            with lock:
+                i = state["next"]
+                if state["failed"] or i >= len(blocks):
+                    return
+                state["next"] = i + 1
+            try:
+                results[i] = run(blocks[i])
+            except BaseException:
+                state["failed"] = True
+                raise
+
+    helpers = [_pool().submit(work) for _ in range(workers - 1)]
+    error: BaseException | None = None
+    try:
+        work()
+    except BaseException as exc:  # wait for the helpers before raising
+        error = exc
+    for fut in helpers:
+        # a helper still queued (the pool busy, e.g. with callers of map_blocks running
+        # in the pool's own threads) is not waited for: every block is done
+        if fut.cancel():
+            continue
+        failure = fut.exception()
+        if error is None and failure is not None:
+            error = failure
+    if error is not None:
+        raise error
+    return results
 
 
 def check_dense_scores(s: NDArray[Any]) -> None:

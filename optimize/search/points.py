@@ -521,7 +521,7 @@ def class_points(
         sizes = label_sizes(y)
         cols = kept_classes(sizes, empty_classes)
         parts = map_blocks(
-            s_dense, y, cols, lambda u, yb, srt: _block_cuts(u, yb, srt, drop, keep_first)
+            s_dense, y, cols, lambda u, yb, srt, _first: _block_cuts(u, yb, srt, drop, keep_first)
         )
         counts = np.concatenate([part[0] for part in parts])
         indptr = np.zeros(cols.size + 1, dtype=np.int64)
