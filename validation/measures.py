@@ -117,6 +117,9 @@ def f_beta_from_counts(
     return safe_divide(num, den, zero_division)
 
 
+_SCALARS = (float, int, np.floating, np.integer)
+
+
 @overload
 def f_beta_from_pr(p: Number, r: Number, beta: float = 1.0) -> float: ...
 @overload
@@ -127,6 +130,14 @@ def f_beta_from_pr(p: Any, r: Any, beta: float = 1.0) -> Any:
     P = R = 0 gives 0: both are defined and both are 0. A NaN input propagates.
     """
     b2 = beta * beta
+    if isinstance(p, _SCALARS) and isinstance(r, _SCALARS):
+        # the same operations in the same order as below, without numpy's per-call
+        # overhead (searches call this for one (P, R) pair many times)
+        pf, rf = float(p), float(r)
+        if math.isnan(pf) or math.isnan(rf):
+            return math.nan
+        den_s = b2 * pf + rf
+        return 0.0 if den_s == 0 else (1.0 + b2) * pf * rf / den_s
     p_arr = np.asarray(p, dtype=np.float64)
     r_arr = np.asarray(r, dtype=np.float64)
     num = (1.0 + b2) * p_arr * r_arr
