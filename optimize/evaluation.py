@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 import attrs
+import numba
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
@@ -89,7 +90,7 @@ class MacroEvaluation:
         return mean_defined(self.class_f[self.class_index])
 
 
-def _predicted_counts(
+def predicted_counts(
     s: Any, y: LabelRows, thr: NDArray[np.float64]
 ) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
     n, m = s.shape
@@ -115,6 +116,28 @@ def _predicted_counts(
     yd = y.to_dense((n, m))
     tp = np.count_nonzero(pred & yd, axis=0).astype(np.int64)
     fp = np.count_nonzero(pred & ~yd, axis=0).astype(np.int64)
+    return tp, fp
+
+
+@numba.njit(cache=True, nogil=True)
+def column_threshold_counts(
+    scores: NDArray[np.floating], labels: NDArray[np.bool_], thresholds: NDArray[np.float64]
+) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """Per column: (tp, fp) of ``scores >= thresholds`` on dense scores and bool labels.
+
+    Walks one column at a time (fastest on column-major arrays).
+    """
+    n_obj, n_cols = scores.shape
+    tp = np.zeros(n_cols, dtype=np.int64)
+    fp = np.zeros(n_cols, dtype=np.int64)
+    for j in range(n_cols):
+        t = thresholds[j]
+        for i in range(n_obj):
+            if scores[i, j] >= t:
+                if labels[i, j]:
+                    tp[j] += 1
+                else:
+                    fp[j] += 1
     return tp, fp
 
 
@@ -173,7 +196,7 @@ def evaluate_thresholds(
     y = label_rows(labels)
     sizes = np.bincount(y.indices, minlength=m).astype(np.int64)
     kept = kept_classes(sizes, empty_classes)
-    tp, fp = _predicted_counts(s, y, thr)
+    tp, fp = predicted_counts(s, y, thr)
     p, r, f = macro_from_counts(tp[kept], fp[kept], sizes[kept], b, zd)
     class_p = np.asarray(precision(tp, fp, zd), dtype=np.float64)
     class_r = np.asarray(recall(tp, sizes - tp, zd), dtype=np.float64)

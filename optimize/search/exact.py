@@ -81,7 +81,7 @@ from fmacro.optimize.search.result import ThresholdResult, evaluate_cuts
 from fmacro.validation.checks import check_beta
 from fmacro.validation.measures import f_beta_from_pr
 
-__all__ = ["EXACT_TIE_CLASSES", "exact", "exact_from_sweep"]
+__all__ = ["EXACT_TIE_CLASSES", "exact", "exact_from_sweep", "screen_floors"]
 
 EXACT_TIE_CLASSES = 2000
 """Near-ties are decided in Fraction arithmetic up to this many classes."""
@@ -473,6 +473,35 @@ def _margin(n: int, b2: float) -> float:
     """
     gmax = (1.0 + b2) * max(1.0, 1.0 / b2)
     return 64.0 * _EPS * gmax * (n + 1.0) * (1.0 + math.log2(n + 1.0))
+
+
+def screen_floors(
+    points: ClassPoints, linear: ThresholdResult, beta: float
+) -> tuple[float, float, NDArray[np.float64]]:
+    """What a cut must reach to be a candidate of :func:`exact_from_sweep` after ``linear``.
+
+    ``linear`` is :func:`fixed_point`'s answer (``exact=False``) at an edge crossing on
+    ``points``, which hold (at least) every class's hull vertices. Returns ``(ga, gc,
+    floors)``: the direction of the first reduction and, per kept class, a value below
+    which ``ga p + gc r`` of a cut cannot pass that reduction (the class's support value
+    minus twice the slack of ``linear``'s F, plus the margin: more than exact keeps, and
+    exact's own incumbent is never below ``linear``'s, so its slack is never larger).
+    A point that dominates a candidate passes too, so points holding the hull vertices,
+    these cuts and each class's own F_beta optimum give exact the same candidates as
+    every cut does.
+    """
+    b2 = check_beta(beta) ** 2
+    u = np.array([_u_star(np.asarray(linear.diagnostics["ub_point"]), b2)])
+    ga, gc = gradient_directions(u, b2)
+    values = float(ga[0]) * np.asarray(points.precision) + float(gc[0]) * np.asarray(points.recall)
+    values = np.where(np.isnan(values), -np.inf, values)
+    support_value = np.maximum.reduceat(values, np.asarray(points.indptr[:-1]))
+    n = points.n_classes
+    margin = _margin(n, b2)
+    lb = linear.f if not math.isnan(linear.f) else -math.inf
+    finite = np.where(np.isfinite(support_value), support_value, 0.0)
+    slack = max(float(np.sum(finite)) - n * lb, 0.0) + margin
+    return float(ga[0]), float(gc[0]), support_value - 2.0 * slack - margin
 
 
 def exact_from_sweep(

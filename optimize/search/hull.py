@@ -116,6 +116,52 @@ def class_hulls(points: ClassPoints) -> ClassHulls:
     return ClassHulls(points, vptr, vcut, vp, vr, ang)
 
 
+@numba.njit(cache=True, nogil=True)
+def upper_chain(
+    p: NDArray[np.float64],
+    r: NDArray[np.float64],
+    base: int,
+    n_cuts: int,
+    stack: NDArray[np.int64],
+) -> tuple[int, int]:
+    """Upper-right hull chain of the cuts ``base .. base + n_cuts - 1`` (one class).
+
+    Leaves the chain's cut indices in ``stack[start:top]`` and returns ``(start, top)``:
+    the monotone chain over the cuts in order (recall non-decreasing along a class),
+    started at the last vertex of maximal precision. Shared by :func:`class_hulls` and
+    the fused hull of :mod:`optimize.tuning._hull_points`.
+    """
+    top = 0
+    last_r = -np.inf
+    for g in range(base, base + n_cuts):
+        if np.isnan(p[g]) or np.isnan(r[g]):
+            continue
+        if r[g] <= last_r:
+            # same recall as the previous kept cut (raw points: same tp), lower
+            # precision; compared on r itself so that transformed points
+            # (optimize.smoothing, where r grows at equal tp) keep their cuts
+            continue
+        last_r = r[g]
+        while top >= 2:
+            a = stack[top - 2]
+            b = stack[top - 1]
+            cross = (r[b] - r[a]) * (p[g] - p[a]) - (p[b] - p[a]) * (r[g] - r[a])
+            if cross > 0.0:
+                top -= 1
+            else:
+                break
+        stack[top] = g
+        top += 1
+    # start at the last vertex of maximal precision
+    start = 0
+    best = -np.inf
+    for t in range(top):
+        if p[stack[t]] >= best:
+            best = p[stack[t]]
+            start = t
+    return start, top
+
+
 @numba.njit(cache=True)
 def _hull_kernel(
     indptr: NDArray[np.int64],
@@ -141,36 +187,7 @@ def _hull_kernel(
     na = 0
     for j in range(n):
         base = indptr[j]
-        nc = indptr[j + 1] - base
-        top = 0
-        last_r = -np.inf
-        for c in range(nc):
-            g = base + c
-            if np.isnan(p[g]) or np.isnan(r[g]):
-                continue
-            if r[g] <= last_r:
-                # same recall as the previous kept cut (raw points: same tp), lower
-                # precision; compared on r itself so that transformed points
-                # (optimize.smoothing, where r grows at equal tp) keep their cuts
-                continue
-            last_r = r[g]
-            while top >= 2:
-                a = stack[top - 2]
-                b = stack[top - 1]
-                cross = (r[b] - r[a]) * (p[g] - p[a]) - (p[b] - p[a]) * (r[g] - r[a])
-                if cross > 0.0:
-                    top -= 1
-                else:
-                    break
-            stack[top] = g
-            top += 1
-        # start at the last vertex of maximal precision
-        start = 0
-        best = -np.inf
-        for t in range(top):
-            if p[stack[t]] >= best:
-                best = p[stack[t]]
-                start = t
+        start, top = upper_chain(p, r, base, indptr[j + 1] - base, stack)
         prev_angle = 0.0
         for t in range(start, top):
             g = stack[t]

@@ -50,7 +50,10 @@ __all__ = [
     "check_base_rates",
     "check_n_eval",
     "check_pseudo_count",
+    "empty_chance",
+    "sharing",
     "smooth_points",
+    "smoothed_cut",
 ]
 
 
@@ -147,6 +150,7 @@ class SmoothedPoints(ClassPoints):
             self.n_samples,
             self.n_columns,
             self.zero_division,
+            full_cut=self.full_cut,
         )
 
     @cached_property
@@ -179,6 +183,53 @@ class SmoothedPoints(ClassPoints):
         return self._smoothed[1]
 
 
+@numba.njit(cache=True, inline="always")
+def empty_chance(j: float, n_obj: float, n_eval: float, zd: float) -> float:
+    """q = (1 - j/N)^n: the chance that a cut of j of N objects predicts none of n new ones.
+
+    0 where the factor is not applied: ``zero_division`` nan, ``n_eval`` inf, or
+    ``n j >= 40 N`` (then q <= exp(-n j / N) < 5e-18 and 1 - q rounds to 1).
+    """
+    if np.isnan(zd) or np.isinf(n_eval) or n_eval * j >= 40.0 * n_obj:
+        return 0.0
+    q: float = (1.0 - j / n_obj) ** n_eval
+    return q
+
+
+@numba.njit(cache=True, inline="always")
+def smoothed_cut(
+    tp: float,
+    j: float,
+    m: float,
+    centre_p: float,
+    centre_r: float,
+    a: float,
+    q: float,
+    zd: float,
+) -> tuple[float, float]:
+    """(p~, r~) of one cut: j objects predicted, tp of them positive, m positives.
+
+    ``centre_p``/``centre_r`` are the prior centres (pi_k and j/N for a random cut), ``q``
+    the cut's :func:`empty_chance`. The one place the formulas of the module docstring
+    are computed: the smoothing kernel and the fused hull walk of
+    :mod:`optimize.tuning._hull_points` both call it, so both give the same floats.
+    """
+    if j == 0:
+        p = zd
+    else:
+        p = (tp + a * centre_p) / (j + a)
+        if q != 0.0:
+            p = p * (1.0 - q) + zd * q
+    den_r = m + a
+    if den_r == 0.0:
+        r = zd
+    elif a == 0.0:
+        r = tp / den_r
+    else:
+        r = (tp + a * centre_r) / den_r
+    return p, r
+
+
 @numba.njit(cache=True)
 def _smooth_kernel(
     indptr: NDArray[np.int64],
@@ -198,29 +249,15 @@ def _smooth_kernel(
     total = tp.size
     p = np.empty(total, dtype=np.float64)
     r = np.empty(total, dtype=np.float64)
-    finite = not np.isnan(zd) and not np.isinf(n_eval)
     for k in range(indptr.size - 1):
         pi = base_rate[k]
-        den_r = positives[k] + a
+        m = float(positives[k])
         for g in range(indptr[k], indptr[k + 1]):
-            j = tp[g] + fp[g]
-            if j == 0:
-                p[g] = zd
-            else:
-                c = centre_p[g] if model else pi
-                post = (tp[g] + a * c) / (j + a)
-                if finite and n_eval * j < 40.0 * n_obj:
-                    # otherwise q <= exp(-n j / N) < 5e-18: 1 - q rounds to 1
-                    q = (1.0 - j / n_obj) ** n_eval
-                    post = post * (1.0 - q) + zd * q
-                p[g] = post
-            if den_r == 0.0:
-                r[g] = zd
-            elif a == 0.0:
-                r[g] = tp[g] / den_r
-            else:
-                c = centre_r[g] if model else j / n_obj
-                r[g] = (tp[g] + a * c) / den_r
+            j = float(tp[g] + fp[g])
+            cp = centre_p[g] if model else pi
+            cr = centre_r[g] if model else j / n_obj
+            q = empty_chance(j, n_obj, n_eval, zd)
+            p[g], r[g] = smoothed_cut(float(tp[g]), j, m, cp, cr, a, q, zd)
     return p, r
 
 
@@ -277,10 +314,10 @@ def smooth_points(
             raise ValueError("centres must be a pair (centre_p, centre_r)")
         total = int(points.tp.shape[0])
         cp, cr = (_check_centre(c, total, f"centres[{i}]") for i, c in enumerate(centres))
-    return _sharing(base, pseudo_count=a, base_rate=pi, n_eval=n, centre_p=cp, centre_r=cr)
+    return sharing(base, pseudo_count=a, base_rate=pi, n_eval=n, centre_p=cp, centre_r=cr)
 
 
-def _sharing(
+def sharing(
     base: ClassPoints,
     *,
     pseudo_count: float,

@@ -41,21 +41,23 @@ classes' mean predicted share +22.5%, the global threshold +18.7%, ``+inf`` +15.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import attrs
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from fmacro.optimize._inputs import matching_shapes
-from fmacro.optimize.baselines import cuts_for_thresholds, cyclic, per_class
+from fmacro.optimize._inputs import as_binary_labels, label_rows, matching_shapes
+from fmacro.optimize.baselines import cyclic, per_class
+from fmacro.optimize.evaluation import column_threshold_counts, predicted_counts
 from fmacro.optimize.search._fbeta import argv
 from fmacro.optimize.search.domain import domain
 from fmacro.optimize.search.exact import exact
 from fmacro.optimize.search.fixed_point import fixed_point
 from fmacro.optimize.search.points import ClassPoints, as_points, class_points
-from fmacro.optimize.search.result import ThresholdResult, evaluate_cuts
+from fmacro.optimize.search.result import ThresholdResult
+from fmacro.optimize.tuning._hull_points import smoothed_hull_points, smoothed_screened_points
 from fmacro.optimize.tuning.etu import model_centres
 from fmacro.optimize.tuning.smoothing import (
     SmoothedPoints,
@@ -78,7 +80,7 @@ _UNSEEN = ("prior", "never")
 class _Problem:
     """Everything a tuning solve needs besides the pseudo-count."""
 
-    raw: ClassPoints
+    raw: ClassPoints  # every cut, or (hull_prior set) only the hull cuts at hull_prior
     unseen: Any  # scores of the columns without positives (None: rule "never" or none)
     base_rates: NDArray[np.float64] | None  # per column, or None = own rates
     n_eval: float
@@ -86,6 +88,12 @@ class _Problem:
     method: str
     calibrated: bool = False
     centres: Any = None  # (centre_p, centre_r) per cut of raw, when calibrated
+    # raw holds the SmoothedPoints of smoothed_hull_points at this prior (the fast path)
+    hull_prior: float | None = None
+    # the fast path's (scores, labels), walked again at an edge crossing
+    source: tuple[Any, Any] | None = None
+    # False: method "fixed_point" stops at the linearization (the inner fits of "cv")
+    exact: bool = True
 
 
 def tune(
@@ -121,7 +129,9 @@ def tune(
         Pseudo-count a >= 0 of the Beta priors (default 3; 0 = the raw in-sample
         points), or ``"cv"``: a chosen from ``cv_grid`` by ``cv_repeats`` x 2-fold
         cross-validation inside the tuning rows (held-out plain F-macro, seeded by
-        ``random_state``; ties go to the earlier grid value).
+        ``random_state``; ties go to the earlier grid value). The inner fits stop at
+        the linearization (``fixed_point(..., exact=False)``, within its ``eps`` of the
+        smoothed optimum); the final fit at the chosen a is the proven optimum.
     base_rates
         Prior centre pi per column, shape ``(n,)``, values in [0, 1] (e.g. the
         training labels' rates). Default: the tuning labels' rates m_k / N.
@@ -164,8 +174,22 @@ def tune(
         nan``. ``diagnostics``: ``prior`` (the a used), ``n_eval``, ``search``
         (method), ``smoothed_f``, ``smoothed_precision``, ``smoothed_recall``,
         ``smoothed_upper_bound``, ``smoothed_gap``, ``certified``, ``phi``,
-        ``n_unseen``, ``unseen``, ``search_diagnostics``, and for ``"cv"``:
+        ``n_unseen``, ``unseen``, ``searched_cuts`` (``"hull"``, ``"screened"`` or
+        ``"every cut"``: see Notes), ``search_diagnostics``, and for ``"cv"``:
         ``cv_grid``, ``cv_scores`` (mean held-out F-macro per grid value).
+
+    Notes
+    -----
+    Cost. With dense scores, the tuning labels' own rates and the default method, one
+    walk of each class's sorted scores computes the smoothed points and keeps only its
+    hull vertices (``searched_cuts == "hull"``): a run of cuts of equal tp is convex in
+    the (r~, p~) plane, so only its ends and the first 40 N / n_eval cuts are smoothed;
+    the cost is about that of :func:`optimize.fixed_point` on the same scores. When the
+    linearization ends on an edge, a second walk keeps the cuts that can pass the exact
+    search's first reduction (``"screened"``), and the exact step runs on them: the same
+    answer as on every cut (tested). Other settings (sparse scores, ``base_rates``,
+    ``calibrated``, other methods, ``points=``) smooth every cut (``"every cut"``).
+    The first call compiles the numba kernels (cached on disk after that).
 
     Raises
     ------
@@ -207,10 +231,14 @@ def tune(
             raise ValueError(f"cv_repeats must be >= 1, got {cv_repeats}")
         if isinstance(random_state, bool) or not isinstance(random_state, (int, np.integer)):
             raise TypeError(f"random_state must be an int, got {random_state!r}")
-    if points is not None:
-        problem = _Problem(raw_pts, None, pi, n, b, method)
-    else:
-        problem = _problem(scores, labels, zd, pi, n, b, method, unseen, bool(calibrated))
+    # the fused hull walk: dense scores, own base rates, the default search
+    fast = (
+        points is None
+        and method == "fixed_point"
+        and pi is None
+        and not calibrated
+        and not is_sparse(scores)
+    )
     extra: dict[str, Any] = {}
     if use_cv:
         cv = _cv_scores(
@@ -226,9 +254,17 @@ def tune(
             method,
             unseen,
             bool(calibrated),
+            fast,
         )
         a = grid[int(np.argmax(cv))]
         extra = {"cv_grid": np.asarray(grid), "cv_scores": cv}
+    if points is not None:
+        problem = _Problem(raw_pts, None, pi, n, b, method)
+    elif fast:
+        hull = smoothed_hull_points(scores, labels, (a,), n_eval=n, zero_division=zd)[0]
+        problem = _hull_problem(hull, scores, labels, b, unseen)
+    else:
+        problem = _problem(scores, labels, zd, pi, n, b, method, unseen, bool(calibrated))
     return _solve(problem, a, extra)
 
 
@@ -246,9 +282,15 @@ def _columns(x: Any, cols: NDArray[np.int64]) -> Any:
 
 
 def _rows(x: Any, rows: NDArray[np.int64]) -> Any:
+    """The rows ``rows`` of ``x``: CSR when sparse, else a column-major copy (the block
+    walks and the held-out counts read columns, which a column-major copy gives without
+    a transpose)."""
     if is_sparse(x):
         return x.tocsr()[rows]
-    return np.asarray(x)[rows]
+    arr = np.asarray(x)
+    out = np.empty((rows.size, *arr.shape[1:]), dtype=arr.dtype, order="F")
+    np.take(arr, rows, axis=0, out=out)
+    return out
 
 
 def _problem(
@@ -282,10 +324,18 @@ def _problem_from_points(
     return _Problem(raw, sub, pi, n, b, method, calibrated, centres)
 
 
-def _search(points: SmoothedPoints, method: str, b: float) -> ThresholdResult:
+def _hull_problem(
+    hull: SmoothedPoints, scores: Any, labels: Any, b: float, unseen: str
+) -> _Problem:
+    """The fast path's problem: ``hull`` from :func:`smoothed_hull_points`."""
+    base = _problem_from_points(hull, scores, None, hull.n_eval, b, "fixed_point", unseen)
+    return attrs.evolve(base, hull_prior=hull.pseudo_count, source=(scores, labels))
+
+
+def _search(points: SmoothedPoints, method: str, b: float, exact_step: bool) -> ThresholdResult:
     zd = points.zero_division
     if method == "fixed_point":
-        return fixed_point(points=points, beta=b, zero_division=zd)
+        return fixed_point(points=points, beta=b, zero_division=zd, exact=exact_step)
     if method == "exact":
         return exact(points=points, beta=b, zero_division=zd)
     if method == "domain":
@@ -293,6 +343,32 @@ def _search(points: SmoothedPoints, method: str, b: float) -> ThresholdResult:
     if method == "per_class":
         return per_class(points=points, beta=b, zero_division=zd)
     return cyclic(points=points, beta=b, zero_division=zd)
+
+
+def _smoothed_search(
+    problem: _Problem, a: float
+) -> tuple[ClassPoints, SmoothedPoints, ThresholdResult, str]:
+    """(raw points, smoothed points, search result, which cuts the search saw).
+
+    On the fast path the linearization runs on the hull cuts; it is final unless its
+    crossing falls on an edge, where the exact step runs on the cuts it can use
+    (:func:`smoothed_screened_points`): the same answer as on every cut.
+    """
+    b = problem.beta
+    raw = problem.raw
+    if problem.hull_prior is not None and isinstance(raw, SmoothedPoints):
+        if a != problem.hull_prior or problem.source is None:
+            raise AssertionError("hull points of another pseudo-count, or without their data")
+        inner = fixed_point(points=raw, beta=b, zero_division=raw.zero_division, exact=False)
+        if inner.diagnostics["status"] != "edge" or not problem.exact:
+            return raw, raw, inner, "hull"
+        scores, labels = problem.source
+        screened = smoothed_screened_points(scores, labels, raw, inner, b)
+        return screened, screened, _search(screened, "fixed_point", b, True), "screened"
+    sm = smooth_points(
+        raw, a, base_rates=problem.base_rates, n_eval=problem.n_eval, centres=problem.centres
+    )
+    return raw, sm, _search(sm, problem.method, b, problem.exact), "every cut"
 
 
 def _unseen_thresholds(problem: _Problem, a: float, phi: float, out: NDArray[np.float64]) -> int:
@@ -359,12 +435,8 @@ def _plain_values(
 
 
 def _solve(problem: _Problem, a: float, extra: dict[str, Any]) -> ThresholdResult:
-    raw = problem.raw
     b = problem.beta
-    sm = smooth_points(
-        raw, a, base_rates=problem.base_rates, n_eval=problem.n_eval, centres=problem.centres
-    )
-    inner = _search(sm, problem.method, b)
+    raw, sm, inner, searched = _smoothed_search(problem, a)
     cuts = sm.local_cuts(inner.cuts)
     p, r, f = _plain_values(raw, cuts, b)
     phi = float(argv(inner.precision, inner.recall, b * b))
@@ -391,12 +463,13 @@ def _solve(problem: _Problem, a: float, extra: dict[str, Any]) -> ThresholdResul
         "n_unseen": n_unseen,
         "unseen": "never" if problem.unseen is None or a == 0.0 else "prior",
         "calibrated": problem.calibrated,
+        "searched_cuts": searched,
         "search_diagnostics": dict(inner.diagnostics),
         **extra,
     }
     return ThresholdResult(
         thresholds=thresholds,
-        cuts=cuts,
+        cuts=inner.cuts,
         precision=p,
         recall=r,
         f=f,
@@ -422,8 +495,14 @@ def _cv_scores(
     method: str,
     unseen: str,
     calibrated: bool,
+    fast: bool = False,
 ) -> NDArray[np.float64]:
-    """Mean held-out plain F-macro of each grid value over ``repeats`` x 2 folds."""
+    """Mean held-out plain F-macro of each grid value over ``repeats`` x 2 folds.
+
+    Each half is fitted once per grid value and scored by counting its predictions on
+    the other half (the same counts as that half's cut at each threshold). On the fast
+    path one walk of a half's scores gives its hull cuts for the whole grid.
+    """
     n_obj = matching_shapes(scores, labels)[0]
     if n_obj < 4:
         raise ValueError(f"prior='cv' needs at least 4 tuning rows, got {n_obj}")
@@ -433,26 +512,22 @@ def _cv_scores(
     for _ in range(repeats):
         perm = rng.permutation(n_obj)
         halves = (np.sort(perm[: n_obj // 2]), np.sort(perm[n_obj // 2 :]))
-        # each half's points serve once for fitting and once for scoring: build them once
-        parts: list[tuple[Any, ClassPoints | None]] = []
-        for rows in halves:
-            s_half, y_half = _rows(scores, rows), _rows(labels, rows)
-            try:
-                parts.append((s_half, class_points(s_half, y_half, zero_division=zd)))
-            except ValueError:  # a half without any positive: nothing to learn or score
-                parts.append((s_half, None))
-        for (fit_s, fit_pts), (_, ev_pts), ev_rows in (
-            (parts[0], parts[1], halves[1]),
-            (parts[1], parts[0], halves[0]),
-        ):
-            if fit_pts is None or ev_pts is None:
+        parts = [(_rows(scores, rows), _rows(labels, rows)) for rows in halves]
+        for (fit_s, fit_y), (ev_s, ev_y) in ((parts[0], parts[1]), (parts[1], parts[0])):
+            counts = _held_out_counter(ev_s, ev_y)
+            if counts is None:  # nothing to score on the held-out half
                 continue
-            n_in = float(ev_rows.size) if n_eval is None else float(n_eval)
-            prob = _problem_from_points(fit_pts, fit_s, pi, n_in, b, method, unseen, calibrated)
-            for i, a in enumerate(grid):
-                res = _solve(prob, a, {})
-                cuts = cuts_for_thresholds(ev_pts, res.thresholds)
-                f = evaluate_cuts(ev_pts, cuts, b)[2]
+            n_in = float(ev_s.shape[0]) if n_eval is None else float(n_eval)
+            try:
+                problems = _grid_problems(
+                    fit_s, fit_y, grid, zd, pi, n_in, b, method, unseen, calibrated, fast
+                )
+            except ValueError as err:  # a half without any positive: nothing to learn
+                if "no class with a positive" not in str(err):
+                    raise
+                continue
+            for i, (a, prob) in enumerate(zip(grid, problems, strict=True)):
+                f = counts(_solve(prob, a, {}).thresholds, zd, b)
                 total[i] += 0.0 if math.isnan(f) else f
             used += 1
     if used == 0:
@@ -460,3 +535,62 @@ def _cv_scores(
     out = total / used
     out.flags.writeable = False
     return out
+
+
+def _grid_problems(
+    scores: Any,
+    labels: Any,
+    grid: tuple[float, ...],
+    zd: float,
+    pi: NDArray[np.float64] | None,
+    n: float,
+    b: float,
+    method: str,
+    unseen: str,
+    calibrated: bool,
+    fast: bool,
+) -> list[_Problem]:
+    """One problem per grid value, fitted on ``scores``/``labels``, without exact steps."""
+    if fast:
+        hulls = smoothed_hull_points(scores, labels, grid, n_eval=n, zero_division=zd)
+        base = _problem_from_points(hulls[0], scores, None, n, b, "fixed_point", unseen)
+        base = attrs.evolve(base, source=(scores, labels), exact=False)
+        return [attrs.evolve(base, raw=h, hull_prior=h.pseudo_count) for h in hulls]
+    raw = class_points(scores, labels, zero_division=zd)
+    prob = _problem_from_points(raw, scores, pi, n, b, method, unseen, calibrated)
+    return [attrs.evolve(prob, exact=False)] * len(grid)
+
+
+def _held_out_counter(
+    scores: Any, labels: Any
+) -> Callable[[NDArray[np.float64], float, float], float] | None:
+    """F-macro of thresholds on a held-out half (over its classes with a positive), or
+    None when the half has no positive. The F of the plain mean p and r, as
+    :func:`evaluate_cuts` on the half's points: a NaN precision makes F NaN."""
+    if is_sparse(scores) or is_sparse(labels):
+        rows = label_rows(labels)
+        sizes = np.bincount(rows.indices, minlength=labels.shape[1])
+
+        def count(thr: NDArray[np.float64]) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+            return predicted_counts(scores, rows, np.asarray(thr))
+    else:
+        y = as_binary_labels(labels)
+        sizes = np.count_nonzero(y, axis=0)
+        s = np.asarray(scores)
+
+        def count(thr: NDArray[np.float64]) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+            return column_threshold_counts(s, y, np.asarray(thr, dtype=np.float64))
+
+    kept = np.flatnonzero(sizes)
+    if kept.size == 0:
+        return None
+    m = sizes[kept]
+
+    def f_macro(thresholds: NDArray[np.float64], zd: float, b: float) -> float:
+        tp, fp = (c[kept] for c in count(thresholds))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            den = tp + fp
+            pk = np.where(den == 0, zd, tp / np.maximum(den, 1))
+        return float(f_beta_from_pr(float(np.mean(pk)), float(np.mean(tp / m)), b))
+
+    return f_macro

@@ -1,0 +1,454 @@
+"""Hull-only smoothed points straight from dense scores (private; the fast path of ``tune``).
+
+:func:`optimize.fixed_point` on smoothed points reads only each class's upper-right
+hull vertices, unless its crossing falls on an edge (then the exact step needs every
+cut). :func:`smoothed_hull_points` therefore walks each class's sorted scores once,
+computes the smoothed (p~, r~) of every cut in a per-class scratch buffer, and keeps only
+the cuts on the upper-right hull chain, for each pseudo-count of a grid in the same walk.
+The result holds a few cuts per class instead of one per distinct score, so ``tune``
+costs about what ``fixed_point`` does; the full points are built only at an edge
+crossing (``tune`` does that).
+
+The values are the same floats as ``smooth_points(class_points(...))`` (both call
+:func:`optimize.tuning.smoothing.smoothed_cut`), and the chains are those of
+:func:`optimize.search.hull.class_hulls` (both call ``upper_chain``): a chain's vertices
+are their own chain, so ``fixed_point`` on these points finds the same hulls, sweep,
+crossing, cuts and certificate (tested against the full points).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numba
+import numpy as np
+from numpy.typing import NDArray
+
+from fmacro.optimize._inputs import kept_classes, matching_shapes
+from fmacro.optimize.search._blocks import (
+    dense_labels,
+    dense_scores,
+    label_sizes,
+    map_blocks,
+    sorted_positives,
+)
+from fmacro.optimize.search.exact import screen_floors
+from fmacro.optimize.search.hull import upper_chain
+from fmacro.optimize.search.points import ClassPoints
+from fmacro.optimize.search.result import ThresholdResult
+from fmacro.optimize.tuning.smoothing import SmoothedPoints, empty_chance, sharing, smoothed_cut
+
+__all__ = ["smoothed_hull_points", "smoothed_screened_points"]
+
+
+_Outputs = tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.float64], NDArray[np.int64]]
+
+
+@numba.njit(cache=True, nogil=True)
+def _room(out: _Outputs, need: int) -> _Outputs:
+    """The output buffers (tp, fp, threshold, cut number), grown to hold ``need`` entries."""
+    if need <= out[0].size:
+        return out
+    size = max(2 * out[0].size, need)
+    grown = (
+        np.empty(size, dtype=np.int64),
+        np.empty(size, dtype=np.int64),
+        np.empty(size, dtype=np.float64),
+        np.empty(size, dtype=np.int64),
+    )
+    for i in range(out[0].size):
+        grown[0][i] = out[0][i]
+        grown[1][i] = out[1][i]
+        grown[2][i] = out[2][i]
+        grown[3][i] = out[3][i]
+    return grown
+
+
+@numba.njit(cache=True, nogil=True)
+def _new_outputs(size: int) -> _Outputs:
+    return (
+        np.empty(size, dtype=np.int64),
+        np.empty(size, dtype=np.int64),
+        np.empty(size, dtype=np.float64),
+        np.empty(size, dtype=np.int64),
+    )
+
+
+@numba.njit(cache=True, nogil=True)
+def _class_cuts(
+    scores: NDArray[np.floating],
+    labels: NDArray[np.bool_],
+    srt: NDArray[np.floating],
+    tp: NDArray[np.int64],
+    fp: NDArray[np.int64],
+    thr: NDArray[np.float64],
+) -> tuple[int, int]:
+    """Every cut of one class (as ``optimize.search.points._block_cuts``: ties grouped,
+    cut 0 empty) into ``tp``, ``fp``, ``thr``; returns (number of cuts, positives)."""
+    n_obj = srt.size
+    pos = sorted_positives(scores, labels)
+    m = pos.size
+    tp[0] = 0
+    fp[0] = 0
+    thr[0] = np.inf
+    c = 1
+    t = 0
+    for i in range(n_obj - 1, -1, -1):
+        v = srt[i]
+        if i == 0 or srt[i - 1] != v:
+            while t < m and pos[m - 1 - t] >= v:
+                t += 1
+            tp[c] = t
+            fp[c] = (n_obj - i) - t
+            thr[c] = v
+            c += 1
+    return c, m
+
+
+@numba.njit(cache=True, nogil=True)
+def _empty_chances(n_obj: int, n_eval: float, zd: float) -> NDArray[np.float64]:
+    """:func:`empty_chance` for j = 0, 1, ... while it is not 0 (it depends on j alone)."""
+    n = float(n_obj)
+    finite = not np.isnan(zd) and not np.isinf(n_eval)
+    table = np.zeros(min(n_obj + 1, int(40.0 * n / n_eval) + 2) if finite else 0)
+    for j in range(table.size):
+        table[j] = empty_chance(float(j), n, n_eval, zd)
+    return table
+
+
+@numba.njit(cache=True, nogil=True)
+def _smooth_cuts(
+    sel: NDArray[np.int64],
+    k: int,
+    tp: NDArray[np.int64],
+    fp: NDArray[np.int64],
+    m: int,
+    n_obj: int,
+    a: float,
+    chances: NDArray[np.float64],
+    zd: float,
+    p: NDArray[np.float64],
+    r: NDArray[np.float64],
+) -> None:
+    """(p~, r~) of the cuts ``sel[:k]`` into ``p[:k]``, ``r[:k]`` (own base rate m / N)."""
+    n = float(n_obj)
+    pi = m / n
+    for t in range(k):
+        g = sel[t]
+        jj = tp[g] + fp[g]
+        j = float(jj)
+        q = chances[jj] if jj < chances.size else 0.0
+        p[t], r[t] = smoothed_cut(float(tp[g]), j, float(m), pi, j / n, a, q, zd)
+
+
+@numba.njit(cache=True, nogil=True)
+def _block_hull_cuts(
+    unsorted: NDArray[np.floating],
+    y: NDArray[np.bool_],
+    srt: NDArray[np.floating],
+    priors: NDArray[np.float64],
+    n_eval: float,
+    zd: float,
+) -> tuple[
+    NDArray[np.int64], NDArray[np.int64], NDArray[np.int64], NDArray[np.float64], NDArray[np.int64]
+]:
+    """Hull cuts of each row (= class) of a block, for each pseudo-count in ``priors``.
+
+    Returns ``counts[g, row]`` (hull vertices of the row at ``priors[g]``) and the
+    vertices' tp, fp, threshold and cut number, ordered by row, then prior, then along
+    the chain.
+    """
+    n_rows, n_obj = srt.shape
+    counts = np.zeros((priors.size, n_rows), dtype=np.int64)
+    out = _new_outputs(8 * n_rows * priors.size + 16)
+    # one class's cuts and smoothed values, reused for every row
+    tp = np.empty(n_obj + 1, dtype=np.int64)
+    fp = np.empty(n_obj + 1, dtype=np.int64)
+    thr = np.empty(n_obj + 1, dtype=np.float64)
+    p = np.empty(n_obj + 1, dtype=np.float64)
+    r = np.empty(n_obj + 1, dtype=np.float64)
+    stack = np.empty(n_obj + 1, dtype=np.int64)
+    sel = np.empty(n_obj + 1, dtype=np.int64)  # the cuts that can be hull vertices
+    chances = _empty_chances(n_obj, n_eval, zd)
+    o = 0
+    for row in range(n_rows):
+        c, m = _class_cuts(unsorted[row], y[row], srt[row], tp, fp, thr)
+        k = _hull_candidates(tp, fp, c, chances.size, sel)
+        for g_prior in range(priors.size):
+            _smooth_cuts(sel, k, tp, fp, m, n_obj, priors[g_prior], chances, zd, p, r)
+            start, top = upper_chain(p, r, 0, k, stack)
+            out = _room(out, o + top - start)
+            out_tp, out_fp, out_thr, out_number = out
+            for v in range(start, top):
+                g = sel[stack[v]]
+                out_tp[o] = tp[g]
+                out_fp[o] = fp[g]
+                out_thr[o] = thr[g]
+                out_number[o] = g
+                o += 1
+            counts[g_prior, row] = top - start
+    return counts, out[0][:o].copy(), out[1][:o].copy(), out[2][:o].copy(), out[3][:o].copy()
+
+
+@numba.njit(cache=True, nogil=True)
+def _hull_candidates(
+    tp: NDArray[np.int64], fp: NDArray[np.int64], c: int, n_curved: int, sel: NDArray[np.int64]
+) -> int:
+    """The cuts that can be hull vertices into ``sel``; returns how many.
+
+    Within a run of cuts of equal tp (negatives), r~ is affine in j and p~ = (tp + a pi)
+    / (j + a) is convex in j wherever the finite-sample factor is 1 (j >= ``n_curved``,
+    the size of the chances table), so the run's inner cuts lie strictly below the chord
+    of its ends: they are never hull vertices, and any linear value ``ga p~ + gc r~``
+    (ga, gc >= 0) is convex along the run, at most the larger of its ends. Kept: the
+    ends of each run, every cut where the factor applies, the empty and first cuts (p of
+    the empty cut is zero_division).
+    """
+    k = 0
+    for g in range(c):
+        if (
+            g <= 1
+            or g == c - 1
+            or tp[g] != tp[g - 1]
+            or tp[g + 1] != tp[g]
+            or tp[g - 1] + fp[g - 1] < n_curved
+        ):
+            sel[k] = g
+            k += 1
+    return k
+
+
+@numba.njit(cache=True, nogil=True)
+def _walk_in(
+    start: int,
+    stop: int,
+    step: int,
+    tp: NDArray[np.int64],
+    fp: NDArray[np.int64],
+    m: int,
+    n_obj: int,
+    a: float,
+    chances: NDArray[np.float64],
+    zd: float,
+    ga: float,
+    gc: float,
+    low: float,
+    keep: NDArray[np.bool_],
+) -> int:
+    """Mark cuts ``start, start + step, ...`` (strictly before ``stop``; none when ``start``
+    is already past it) while ``ga p~ + gc r~ >= low``; returns the first cut that fails
+    (or ``stop``)."""
+    n = float(n_obj)
+    pi = m / n
+    g = start
+    while (g < stop) if step > 0 else (g > stop):
+        jj = tp[g] + fp[g]
+        j = float(jj)
+        q = chances[jj] if jj < chances.size else 0.0
+        p, r = smoothed_cut(float(tp[g]), j, float(m), pi, j / n, a, q, zd)
+        if ga * p + gc * r < low:
+            return g
+        keep[g] = True
+        g += step
+    return stop
+
+
+@numba.njit(cache=True, nogil=True)
+def _block_screened_cuts(
+    unsorted: NDArray[np.floating],
+    y: NDArray[np.bool_],
+    srt: NDArray[np.floating],
+    first: int,
+    a: float,
+    n_eval: float,
+    zd: float,
+    ga: float,
+    gc: float,
+    floor: NDArray[np.float64],
+    hull_ptr: NDArray[np.int64],
+    hull_cut: NDArray[np.int64],
+) -> tuple[
+    NDArray[np.int64], NDArray[np.int64], NDArray[np.int64], NDArray[np.float64], NDArray[np.int64]
+]:
+    """The cuts of each row that ``exact`` can use at an edge crossing (see
+    :func:`smoothed_screened_points`): the hull vertices ``hull_cut[hull_ptr[k]:hull_ptr[k
+    + 1]]`` of class ``k = first + row`` and the cuts with ``ga p~ + gc r~ >= floor[k]``.
+    Inner cuts of a run are smoothed only when one of its ends reaches the floor (the
+    value is convex along a run: :func:`_hull_candidates`). Returns (cuts per row, tp,
+    fp, threshold, cut number), cuts in order."""
+    n_rows, n_obj = srt.shape
+    counts = np.zeros(n_rows, dtype=np.int64)
+    out = _new_outputs(8 * n_rows + 16)
+    tp = np.empty(n_obj + 1, dtype=np.int64)
+    fp = np.empty(n_obj + 1, dtype=np.int64)
+    thr = np.empty(n_obj + 1, dtype=np.float64)
+    p = np.empty(n_obj + 1, dtype=np.float64)
+    r = np.empty(n_obj + 1, dtype=np.float64)
+    sel = np.empty(n_obj + 1, dtype=np.int64)
+    keep = np.zeros(n_obj + 1, dtype=np.bool_)
+    chances = _empty_chances(n_obj, n_eval, zd)
+    o = 0
+    for row in range(n_rows):
+        k = first + row
+        c, m = _class_cuts(unsorted[row], y[row], srt[row], tp, fp, thr)
+        n_sel = _hull_candidates(tp, fp, c, chances.size, sel)
+        _smooth_cuts(sel, n_sel, tp, fp, m, n_obj, a, chances, zd, p, r)
+        for v in range(hull_ptr[k], hull_ptr[k + 1]):
+            keep[hull_cut[v]] = True
+        low = floor[k]
+        for t in range(n_sel):
+            if ga * p[t] + gc * r[t] >= low:
+                keep[sel[t]] = True
+        for t in range(n_sel - 1):
+            # a run's inner cuts: convex values, so those reaching the floor are a prefix
+            # and a suffix of the run, found by walking in from each end that reaches it
+            lo, hi = sel[t], sel[t + 1]
+            if hi == lo + 1:
+                continue
+            if keep[lo]:
+                g = _walk_in(lo + 1, hi, 1, tp, fp, m, n_obj, a, chances, zd, ga, gc, low, keep)
+                lo = g
+            if keep[hi]:
+                _walk_in(hi - 1, lo, -1, tp, fp, m, n_obj, a, chances, zd, ga, gc, low, keep)
+        n_keep = 0
+        for g in range(c):
+            n_keep += keep[g]
+        # grow once per row: a buffer reassigned inside the loop below is several times slower
+        out = _room(out, o + n_keep)
+        out_tp, out_fp, out_thr, out_number = out
+        for g in range(c):
+            if keep[g]:
+                out_tp[o] = tp[g]
+                out_fp[o] = fp[g]
+                out_thr[o] = thr[g]
+                out_number[o] = g
+                o += 1
+                keep[g] = False
+        counts[row] = n_keep
+    return counts, out[0][:o].copy(), out[1][:o].copy(), out[2][:o].copy(), out[3][:o].copy()
+
+
+def smoothed_hull_points(
+    scores: Any,
+    labels: Any,
+    priors: Sequence[float],
+    *,
+    n_eval: float,
+    zero_division: float,
+) -> list[SmoothedPoints]:
+    """Smoothed points holding only each class's upper-right hull cuts, one per prior.
+
+    Parameters
+    ----------
+    scores, labels
+        Dense ``(N, n)`` scores and 0/1 labels (as for :func:`optimize.class_points`;
+        classes without positives are left out, NaN/inf refused).
+    priors
+        Checked pseudo-counts a >= 0.
+    n_eval
+        Checked evaluation batch size (> 0, may be ``inf``).
+    zero_division
+        Checked precision of the empty cut.
+
+    Returns
+    -------
+    list of SmoothedPoints
+        For each prior: points whose cuts are the hull vertices (``full_cut`` numbers
+        them among all cuts), base rates the tuning labels' own rates m_k / N.
+    """
+    n_obj, n_cols = matching_shapes(scores, labels)
+    s = dense_scores(scores)
+    y = dense_labels(labels)
+    sizes = label_sizes(y)
+    cols = kept_classes(sizes, "exclude")
+    grid = np.asarray(priors, dtype=np.float64)
+    zd = float(zero_division)
+    parts = map_blocks(
+        s, y, cols, lambda u, yb, srt, _first: _block_hull_cuts(u, yb, srt, grid, float(n_eval), zd)
+    )
+    support = sizes[cols]
+    rates = support / float(n_obj)
+    prior_of = [_prior_of_entries(part[0]) for part in parts]
+    out = []
+    for g, a in enumerate(grid):
+        indptr = np.zeros(cols.size + 1, dtype=np.int64)
+        np.cumsum(np.concatenate([part[0][g] for part in parts]), out=indptr[1:])
+        chosen = [(part, which == g) for part, which in zip(parts, prior_of, strict=True)]
+        tp, fp, thr, number = (
+            np.concatenate([part[i][sel] for part, sel in chosen]) for i in (1, 2, 3, 4)
+        )
+        base = ClassPoints(indptr, tp, fp, thr, support, cols, n_obj, n_cols, zd, full_cut=number)
+        out.append(
+            sharing(
+                base,
+                pseudo_count=float(a),
+                base_rate=rates,
+                n_eval=n_eval,
+                centre_p=np.zeros(0),
+                centre_r=np.zeros(0),
+            )
+        )
+    return out
+
+
+def smoothed_screened_points(
+    scores: Any,
+    labels: Any,
+    hull: SmoothedPoints,
+    linear: ThresholdResult,
+    beta: float,
+) -> SmoothedPoints:
+    """The cuts :func:`optimize.exact` needs after ``linear`` ended on an edge.
+
+    ``hull`` comes from :func:`smoothed_hull_points` on the same ``scores``/``labels``
+    and ``linear`` is ``fixed_point(points=hull, exact=False)``. One more walk keeps, per
+    class, the hull vertices, the cuts that can pass exact's first reduction
+    (:func:`optimize.exact.screen_floors`) and the cuts of maximal own F_beta (the
+    linearization's per-class candidate), so ``fixed_point`` with its exact step gives
+    on these points what it gives on every cut.
+    """
+    ga, gc, floors = screen_floors(hull, linear, beta)
+    a, n_eval, zd = hull.pseudo_count, hull.n_eval, hull.zero_division
+    s = dense_scores(scores)
+    y = dense_labels(labels)
+    cols = np.asarray(hull.class_index)
+    hull_ptr = np.asarray(hull.indptr)
+    hull_cut = np.asarray(hull.full_cut)
+    parts = map_blocks(
+        s,
+        y,
+        cols,
+        lambda u, yb, srt, first: _block_screened_cuts(
+            u, yb, srt, first, a, n_eval, zd, ga, gc, floors, hull_ptr, hull_cut
+        ),
+    )
+    indptr = np.zeros(cols.size + 1, dtype=np.int64)
+    np.cumsum(np.concatenate([part[0] for part in parts]), out=indptr[1:])
+    tp, fp, thr, number = (np.concatenate([part[i] for part in parts]) for i in (1, 2, 3, 4))
+    base = ClassPoints(
+        indptr,
+        tp,
+        fp,
+        thr,
+        hull.support,
+        cols,
+        hull.n_samples,
+        hull.n_columns,
+        zd,
+        full_cut=number,
+    )
+    return sharing(
+        base,
+        pseudo_count=a,
+        base_rate=hull.base_rate,
+        n_eval=n_eval,
+        centre_p=np.zeros(0),
+        centre_r=np.zeros(0),
+    )
+
+
+def _prior_of_entries(counts: NDArray[np.int64]) -> NDArray[np.int64]:
+    """Prior index of each of a block's entries (ordered by row, then prior)."""
+    n_priors, n_rows = counts.shape
+    return np.repeat(np.tile(np.arange(n_priors), n_rows), counts.T.ravel())

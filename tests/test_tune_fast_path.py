@@ -1,0 +1,221 @@
+"""tune's fused walk (hull cuts only; screened cuts at an edge) against every cut.
+
+``tune`` on dense scores with its own base rates walks each class's ranking once and
+keeps only the cuts the search can use (optimize/tuning/_hull_points.py). Passing the same
+base rates explicitly takes the path that builds and smooths every cut, so the two are
+compared here on the same problems: same hulls, same answer.
+"""
+
+from __future__ import annotations
+
+import math
+import multiprocessing
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from fmacro.optimize._inputs import label_rows
+from fmacro.optimize.evaluation import column_threshold_counts, predicted_counts
+from fmacro.optimize.search.fixed_point import fixed_point
+from fmacro.optimize.search.hull import class_hulls
+from fmacro.optimize.search.points import class_points
+from fmacro.optimize.search.result import evaluate_cuts
+from fmacro.optimize.tuning._hull_points import smoothed_hull_points, smoothed_screened_points
+from fmacro.optimize.tuning.smoothing import smooth_points
+from fmacro.optimize.tuning.tune import tune
+
+
+def _problem(seed: int, n_obj: int, n_cls: int, levels: int | None) -> tuple[np.ndarray, Any]:
+    """Scores with a signal; ``levels`` rounds them onto a grid (many tied scores)."""
+    rng = np.random.default_rng(seed)
+    y = (rng.random((n_obj, n_cls)) < rng.uniform(0.02, 0.5, n_cls)).astype(np.uint8)
+    y[rng.integers(0, n_obj), :] = 1  # every class has a positive
+    s = y * rng.normal(1.0, 1.0, (n_obj, n_cls)) + rng.normal(0.0, 1.0, (n_obj, n_cls))
+    if levels is not None:
+        s = np.round(s * levels) / levels
+    return s.astype(np.float32 if seed % 2 else np.float64), y
+
+
+problems = st.tuples(
+    st.integers(0, 10_000),
+    st.integers(2, 150),
+    st.integers(1, 12),
+    st.sampled_from([None, 2, 8]),
+)
+settings_ = settings(max_examples=80, deadline=None)
+
+
+@settings_
+@given(
+    problems,
+    st.sampled_from([0.0, 0.5, 3.0, 30.0]),
+    st.sampled_from([None, 1.0, 7.0, math.inf]),
+    st.sampled_from([0.0, 1.0, math.nan]),
+)
+def test_hull_walk_gives_the_hulls_of_every_smoothed_cut(
+    problem: tuple[int, int, int, int | None], a: float, n_eval: float | None, zd: float
+) -> None:
+    s, y = _problem(*problem)
+    n = float(s.shape[0]) if n_eval is None else n_eval
+    full = smooth_points(class_points(s, y, zero_division=zd), a, n_eval=n)
+    hull = smoothed_hull_points(s, y, (a,), n_eval=n, zero_division=zd)[0]
+    ref = class_hulls(full)
+    got = class_hulls(hull)
+    np.testing.assert_array_equal(got.vertex_indptr, ref.vertex_indptr)
+    # vertex cuts are local to each set of points; their numbers among all cuts agree
+    # (every cut of the hull points is a vertex)
+    owner = np.repeat(np.arange(hull.n_classes), np.diff(got.vertex_indptr))
+    got_numbers = np.asarray(hull.full_cut)[hull.indptr[:-1][owner] + got.vertex_cut]
+    np.testing.assert_array_equal(got_numbers, ref.vertex_cut)
+    np.testing.assert_array_equal(np.asarray(hull.full_cut), ref.vertex_cut)
+    np.testing.assert_array_equal(got.vertex_p, ref.vertex_p)
+    np.testing.assert_array_equal(got.vertex_r, ref.vertex_r)
+    np.testing.assert_array_equal(got.edge_angle, ref.edge_angle)
+
+
+def _own_rates(y: np.ndarray) -> np.ndarray:
+    return np.count_nonzero(y, axis=0) / float(y.shape[0])
+
+
+@settings_
+@given(
+    problems,
+    st.sampled_from([0.5, 3.0, 10.0]),
+    st.sampled_from([None, 5.0, math.inf]),
+    st.sampled_from([0.5, 1.0, 2.0]),
+    st.sampled_from([0.0, 1.0, math.nan]),
+)
+def test_tune_fast_path_equals_the_every_cut_path(
+    problem: tuple[int, int, int, int | None],
+    a: float,
+    n_eval: float | None,
+    beta: float,
+    zd: float,
+) -> None:
+    s, y = _problem(*problem)
+    kw: dict[str, Any] = {"prior": a, "n_eval": n_eval, "beta": beta, "zero_division": zd}
+    fast = tune(s, y, **kw)
+    slow = tune(s, y, base_rates=_own_rates(y), **kw)
+    assert slow.diagnostics["searched_cuts"] == "every cut"
+    assert fast.diagnostics["searched_cuts"] in ("hull", "screened")
+    # both are the proven optimum of the same smoothed objective
+    assert fast.diagnostics["smoothed_gap"] == 0.0
+    assert fast.diagnostics["smoothed_f"] == pytest.approx(
+        slow.diagnostics["smoothed_f"], abs=1e-12
+    )
+    if fast.diagnostics["searched_cuts"] == "hull":
+        # the linearization's own fixed point: the same sweep on both paths
+        np.testing.assert_array_equal(fast.cuts, slow.cuts)
+        np.testing.assert_array_equal(fast.thresholds, slow.thresholds)
+        assert fast.f == slow.f
+    else:
+        # at an edge both run the exact search on the same candidates; the incumbents may
+        # differ, so in an exact tie another optimal choice could come back: it must
+        # reach the same smoothed F on every cut
+        if not np.array_equal(fast.cuts, slow.cuts):
+            n = float(s.shape[0]) if n_eval is None else n_eval
+            sm = smooth_points(class_points(s, y, zero_division=zd), a, n_eval=n)
+            f_fast = evaluate_cuts(sm, sm.local_cuts(fast.cuts), beta)[2]
+            assert f_fast == pytest.approx(slow.diagnostics["smoothed_f"], abs=1e-12)
+
+
+def test_an_edge_crossing_takes_the_screened_cuts_and_matches() -> None:
+    # Corel5k's bundled rankings: a = 1 crosses on an edge (a = 3 does not)
+    from pathlib import Path
+
+    data = np.load(Path(__file__).parents[1] / "optimize" / "data" / "corel5k_test_scores.npz")
+    s, y = data["scores"], data["labels"]
+    for a, searched in ((1.0, "screened"), (3.0, "hull")):
+        fast = tune(s, y, prior=a)
+        slow = tune(s, y, prior=a, base_rates=_own_rates(y))
+        assert fast.diagnostics["searched_cuts"] == searched
+        np.testing.assert_array_equal(fast.cuts, slow.cuts)
+        np.testing.assert_array_equal(fast.thresholds, slow.thresholds)
+        assert fast.diagnostics["smoothed_f"] == slow.diagnostics["smoothed_f"]
+        assert fast.diagnostics["smoothed_gap"] == 0.0
+
+
+@settings(max_examples=40, deadline=None)
+@given(problems, st.sampled_from([0.5, 3.0]), st.sampled_from([None, math.inf]))
+def test_screened_cuts_give_exact_what_every_cut_gives(
+    problem: tuple[int, int, int, int | None], a: float, n_eval: float | None
+) -> None:
+    s, y = _problem(*problem)
+    n = float(s.shape[0]) if n_eval is None else n_eval
+    hull = smoothed_hull_points(s, y, (a,), n_eval=n, zero_division=0.0)[0]
+    linear = fixed_point(points=hull, exact=False)
+    screened = smoothed_screened_points(s, y, hull, linear, 1.0)
+    full = smooth_points(class_points(s, y), a, n_eval=n)
+    got = fixed_point(points=screened)
+    ref = fixed_point(points=full)
+    assert got.f == pytest.approx(ref.f, abs=1e-12)
+    assert got.gap == 0.0 and ref.gap == 0.0
+    # the screened cuts are a subset of every cut, holding each hull vertex
+    assert set(np.asarray(hull.full_cut).tolist()) <= set(np.asarray(screened.full_cut).tolist())
+
+
+def test_cv_fast_path_equals_the_every_cut_path() -> None:
+    # CSR scores storing every entry (all non-zero) take the every-cut path with the same
+    # rankings; base_rates would not do here: given rates stay fixed across the halves
+    s, y = _problem(3, 160, 9, 8)
+    s = s - s.min() + 1.0
+    grid = (0.0, 1.0, 3.0, 10.0)
+    fast = tune(s, y, prior="cv", cv_grid=grid, random_state=2)
+    slow = tune(sp.csr_matrix(s), y, prior="cv", cv_grid=grid, random_state=2)
+    assert slow.diagnostics["searched_cuts"] == "every cut"
+    np.testing.assert_array_equal(fast.diagnostics["cv_scores"], slow.diagnostics["cv_scores"])
+    assert fast.diagnostics["prior"] == slow.diagnostics["prior"]
+
+
+def test_one_walk_for_a_grid_equals_one_walk_per_prior() -> None:
+    s, y = _problem(11, 90, 7, 4)
+    grid = (0.0, 1.0, 3.0, 30.0)
+    together = smoothed_hull_points(s, y, grid, n_eval=90.0, zero_division=0.0)
+    for a, pts in zip(grid, together, strict=True):
+        alone = smoothed_hull_points(s, y, (a,), n_eval=90.0, zero_division=0.0)[0]
+        np.testing.assert_array_equal(pts.indptr, alone.indptr)
+        np.testing.assert_array_equal(pts.full_cut, alone.full_cut)
+        np.testing.assert_array_equal(pts.precision, alone.precision)
+        assert pts.pseudo_count == a
+
+
+def test_column_threshold_counts_match_predicted_counts() -> None:
+    s, y = _problem(5, 70, 6, 3)
+    thr = np.array([-np.inf, np.inf, 0.0, 0.5, 1.0, -0.25])
+    got = column_threshold_counts(np.asfortranarray(s), y.astype(bool), thr)
+    ref = predicted_counts(s, label_rows(y), thr)
+    np.testing.assert_array_equal(got[0], ref[0])
+    np.testing.assert_array_equal(got[1], ref[1])
+
+
+def test_block_walks_from_many_threads_at_once() -> None:
+    # callers inside a pool and the shared block pool: no deadlock, the same points
+    s, y = _problem(8, 400, 60, None)
+    ref = class_points(s, y)
+    with ThreadPoolExecutor(8) as pool:
+        outs = list(pool.map(lambda _: class_points(s, y), range(16)))
+    for pts in outs:
+        np.testing.assert_array_equal(pts.tp, ref.tp)
+        np.testing.assert_array_equal(pts.threshold, ref.threshold)
+
+
+def _child(queue: Any) -> None:
+    s, y = _problem(8, 400, 60, None)
+    queue.put(int(class_points(s, y).tp.sum()))
+
+
+def test_block_pool_works_in_a_forked_child() -> None:
+    s, y = _problem(8, 400, 60, None)
+    expected = int(class_points(s, y).tp.sum())  # starts the pool in this process
+    ctx = multiprocessing.get_context("fork")
+    queue = ctx.Queue()
+    child = ctx.Process(target=_child, args=(queue,))
+    child.start()
+    child.join(120)
+    assert child.exitcode == 0, "the forked child did not finish"
+    assert queue.get(timeout=5) == expected
