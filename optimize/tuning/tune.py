@@ -92,6 +92,8 @@ class _Problem:
     hull_prior: float | None = None
     # the fast path's (scores, labels), walked again at an edge crossing
     source: tuple[Any, Any] | None = None
+    # the columns whose scores ``unseen`` holds (those without tuning positives)
+    unseen_columns: Any = None
     # False: method "fixed_point" stops at the linearization (the inner fits of "cv")
     exact: bool = True
 
@@ -321,7 +323,7 @@ def _problem_from_points(
     missing = np.setdiff1d(np.arange(raw.n_columns), raw.class_index)
     sub = _columns(scores, missing) if unseen == "prior" and missing.size else None
     centres = model_centres(raw, scores) if calibrated else None
-    return _Problem(raw, sub, pi, n, b, method, calibrated, centres)
+    return _Problem(raw, sub, pi, n, b, method, calibrated, centres, unseen_columns=missing)
 
 
 def _hull_problem(
@@ -377,7 +379,7 @@ def _unseen_thresholds(problem: _Problem, a: float, phi: float, out: NDArray[np.
     n_missing = raw.n_columns - raw.n_classes
     if problem.unseen is None or a == 0.0 or math.isnan(phi):
         return n_missing
-    cols = np.setdiff1d(np.arange(raw.n_columns), raw.class_index)
+    cols = problem.unseen_columns
     pi = np.zeros(cols.size) if problem.base_rates is None else problem.base_rates[cols]
     if raw.zero_division == 0.0 and not pi.any() and not problem.calibrated:
         # p~ = 0 at every cut, r~ = j / N: the all-objects cut wins whenever phi > 0
@@ -482,6 +484,15 @@ def _solve(problem: _Problem, a: float, extra: dict[str, Any]) -> ThresholdResul
     )
 
 
+def _fit_thresholds(problem: _Problem, a: float) -> NDArray[np.float64]:
+    """The thresholds of :func:`_solve` alone (what the inner fits of ``"cv"`` need)."""
+    _, _, inner, _ = _smoothed_search(problem, a)
+    thresholds = np.array(inner.thresholds, dtype=np.float64)
+    b2 = problem.beta * problem.beta
+    _unseen_thresholds(problem, a, float(argv(inner.precision, inner.recall, b2)), thresholds)
+    return thresholds
+
+
 def _cv_scores(
     scores: Any,
     labels: Any,
@@ -527,7 +538,7 @@ def _cv_scores(
                     raise
                 continue
             for i, (a, prob) in enumerate(zip(grid, problems, strict=True)):
-                f = counts(_solve(prob, a, {}).thresholds, zd, b)
+                f = counts(_fit_thresholds(prob, a), zd, b)
                 total[i] += 0.0 if math.isnan(f) else f
             used += 1
     if used == 0:
