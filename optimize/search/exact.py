@@ -486,9 +486,8 @@ def screen_floors(
     which ``ga p + gc r`` of a cut cannot pass that reduction (the class's support value
     minus twice the slack of ``linear``'s F, plus the margin: more than exact keeps, and
     exact's own incumbent is never below ``linear``'s, so its slack is never larger).
-    A point that dominates a candidate passes too, so points holding the hull vertices,
-    these cuts and each class's own F_beta optimum give exact the same candidates as
-    every cut does.
+    A point that dominates a candidate passes too, so points holding the hull vertices
+    and these cuts give exact the same candidates as every cut does.
     """
     b2 = check_beta(beta) ** 2
     u = np.array([_u_star(np.asarray(linear.diagnostics["ub_point"]), b2)])

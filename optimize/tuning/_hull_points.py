@@ -1,19 +1,21 @@
 """Hull-only smoothed points straight from dense scores (private; the fast path of ``tune``).
 
 :func:`optimize.fixed_point` on smoothed points reads only each class's upper-right
-hull vertices, unless its crossing falls on an edge (then the exact step needs every
-cut). :func:`smoothed_hull_points` therefore walks each class's sorted scores once,
-computes the smoothed (p~, r~) of every cut in a per-class scratch buffer, and keeps only
-the cuts on the upper-right hull chain, for each pseudo-count of a grid in the same walk.
-The result holds a few cuts per class instead of one per distinct score, so ``tune``
-costs about what ``fixed_point`` does; the full points are built only at an edge
-crossing (``tune`` does that).
+hull vertices, unless its crossing falls on an edge (then the exact step needs the cuts
+that can pass its reduction). :func:`smoothed_hull_points` therefore walks each class's
+sorted scores once, smooths only the cuts that can be hull vertices (the ends of each run
+of negatives and the first 40 N / n_eval cuts: docs/f-macro.md, property 4) in a
+per-class scratch buffer, and keeps the cuts on the upper-right hull chain, for each
+pseudo-count of a grid in the same walk. The result holds a few cuts per class instead of
+one per distinct score, so ``tune`` costs about what ``fixed_point`` does. At an edge
+crossing :func:`smoothed_screened_points` walks again and keeps the cuts the exact search
+can use.
 
 The values are the same floats as ``smooth_points(class_points(...))`` (both call
 :func:`optimize.tuning.smoothing.smoothed_cut`), and the chains are those of
 :func:`optimize.search.hull.class_hulls` (both call ``upper_chain``): a chain's vertices
 are their own chain, so ``fixed_point`` on these points finds the same hulls, sweep,
-crossing, cuts and certificate (tested against the full points).
+crossing, cuts and certificate (tests/test_tune_fast_path.py, against every cut).
 """
 
 from __future__ import annotations
@@ -403,10 +405,11 @@ def smoothed_screened_points(
 
     ``hull`` comes from :func:`smoothed_hull_points` on the same ``scores``/``labels``
     and ``linear`` is ``fixed_point(points=hull, exact=False)``. One more walk keeps, per
-    class, the hull vertices, the cuts that can pass exact's first reduction
-    (:func:`optimize.exact.screen_floors`) and the cuts of maximal own F_beta (the
-    linearization's per-class candidate), so ``fixed_point`` with its exact step gives
-    on these points what it gives on every cut.
+    class, the hull vertices and the cuts that can pass exact's first reduction
+    (:func:`optimize.exact.screen_floors`), so ``fixed_point`` with its exact step finds
+    the same optimum on these points as on every cut. (Its linearization's per-class
+    candidate is taken over these cuts only; it serves as an incumbent, so at worst an
+    exact tie is broken differently.)
     """
     ga, gc, floors = screen_floors(hull, linear, beta)
     a, n_eval, zd = hull.pseudo_count, hull.n_eval, hull.zero_division
