@@ -487,7 +487,7 @@ def screen_floors(
     minus twice the slack of ``linear``'s F, plus the margin: more than exact keeps, and
     exact's own incumbent is never below ``linear``'s, so its slack is never larger).
     A point that dominates a candidate passes too, so points holding the hull vertices
-    and these cuts give exact the same candidates as every cut does.
+    and these cuts hold every candidate exact can keep, and with them its optimum.
     """
     b2 = check_beta(beta) ** 2
     u = np.array([_u_star(np.asarray(linear.diagnostics["ub_point"]), b2)])
