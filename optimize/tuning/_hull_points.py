@@ -133,15 +133,28 @@ def _smooth_cuts(
     p: NDArray[np.float64],
     r: NDArray[np.float64],
 ) -> None:
-    """(p~, r~) of the cuts ``sel[:k]`` into ``p[:k]``, ``r[:k]`` (own base rate m / N)."""
-    n = float(n_obj)
-    pi = m / n
+    """(p~, r~) of the cuts ``sel[:k]`` into ``p[:k]``, ``r[:k]``."""
     for t in range(k):
-        g = sel[t]
-        jj = tp[g] + fp[g]
-        j = float(jj)
-        q = chances[jj] if jj < chances.size else 0.0
-        p[t], r[t] = smoothed_cut(float(tp[g]), j, float(m), pi, j / n, a, q, zd)
+        p[t], r[t] = _cut_values(sel[t], tp, fp, m, n_obj, a, chances, zd)
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _cut_values(
+    g: int,
+    tp: NDArray[np.int64],
+    fp: NDArray[np.int64],
+    m: int,
+    n_obj: int,
+    a: float,
+    chances: NDArray[np.float64],
+    zd: float,
+) -> tuple[float, float]:
+    """(p~, r~) of cut ``g`` of a class with m positives (own base rate m / N)."""
+    n = float(n_obj)
+    jj = tp[g] + fp[g]
+    j = float(jj)
+    q = chances[jj] if jj < chances.size else 0.0
+    return smoothed_cut(float(tp[g]), j, float(m), m / n, j / n, a, q, zd)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -241,14 +254,9 @@ def _walk_in(
     """Mark cuts ``start, start + step, ...`` (strictly before ``stop``; none when ``start``
     is already past it) while ``ga p~ + gc r~ >= low``; returns the first cut that fails
     (or ``stop``)."""
-    n = float(n_obj)
-    pi = m / n
     g = start
     while (g < stop) if step > 0 else (g > stop):
-        jj = tp[g] + fp[g]
-        j = float(jj)
-        q = chances[jj] if jj < chances.size else 0.0
-        p, r = smoothed_cut(float(tp[g]), j, float(m), pi, j / n, a, q, zd)
+        p, r = _cut_values(g, tp, fp, m, n_obj, a, chances, zd)
         if ga * p + gc * r < low:
             return g
         keep[g] = True
