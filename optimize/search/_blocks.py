@@ -104,19 +104,22 @@ def column_blocks(n_obj: int, n_cols: int) -> list[slice]:
     return [slice(a, min(a + width, n_cols)) for a in range(0, n_cols, width)]
 
 
-def _transposed(s: NDArray[Any], blk: slice) -> NDArray[Any]:
-    """Block ``blk`` of the scores, one class per row, float32 or float64."""
-    u = np.ascontiguousarray(s[:, blk].T)
+def _transposed(s: NDArray[Any], blk: slice, rows: Any = None) -> NDArray[Any]:
+    """Block ``blk`` of the scores (of the objects ``rows``, default all), one class per
+    row, float32 or float64."""
+    part = s[:, blk] if rows is None else s[rows, blk]
+    u = np.ascontiguousarray(part.T)
     if u.dtype.kind in "iu":
         check_exact_in_float64(u, "scores")
         u = u.astype(np.float64)
     return u
 
 
-def _label_block(y: Any, blk: slice) -> NDArray[np.bool_]:
+def _label_block(y: Any, blk: slice, rows: Any = None) -> NDArray[np.bool_]:
     if is_sparse(y):
-        return np.ascontiguousarray(y[:, blk].toarray().T, dtype=np.bool_)
-    return np.ascontiguousarray(y[:, blk].T)
+        part = y[:, blk] if rows is None else y[:, blk][rows]
+        return np.ascontiguousarray(part.toarray().T, dtype=np.bool_)
+    return np.ascontiguousarray((y[:, blk] if rows is None else y[rows, blk]).T)
 
 
 def _refuse_non_finite(u: NDArray[Any], blk: slice) -> None:
@@ -131,11 +134,13 @@ def map_blocks(
     y: Any,
     columns: NDArray[np.int64],
     kernel: Callable[[NDArray[Any], NDArray[np.bool_], NDArray[Any], int], _T],
+    rows: NDArray[np.int64] | None = None,
 ) -> Sequence[_T]:
     """``kernel(scores, labels, sorted_scores, first)`` on each block of ``columns``, in order.
 
     ``columns`` are increasing. Each array has one row per class of the block: its
-    scores over the objects, its bool labels, and its scores ascending; row ``i`` is
+    scores over the objects (``rows`` only, when given: a subset walked without copying
+    the whole of it), its bool labels, and its scores ascending; row ``i`` is
     ``columns[first + i]``. NaN or infinite scores are refused in every column,
     ``columns`` or not.
     """
@@ -144,8 +149,8 @@ def map_blocks(
     kept_before = np.concatenate(([0], np.cumsum(kept)))
 
     def run(blk: slice) -> _T:
-        u = _transposed(s, blk)
-        yb = _label_block(y, blk)
+        u = _transposed(s, blk, rows)
+        yb = _label_block(y, blk, rows)
         sel = kept[blk]
         if not sel.all():  # consecutive blocks read fast; rows are dropped after
             if not np.isfinite(u[~sel]).all():
@@ -157,7 +162,8 @@ def map_blocks(
             _refuse_non_finite(u, blk)
         return kernel(u, yb, srt, int(kept_before[blk.start]))
 
-    blocks = column_blocks(int(s.shape[0]), int(s.shape[1]))
+    n_obj = int(s.shape[0]) if rows is None else int(rows.size)
+    blocks = column_blocks(n_obj, int(s.shape[1]))
     workers = min(len(blocks), numba.get_num_threads())
     if workers > 1:
         return _run_shared(run, blocks, workers)

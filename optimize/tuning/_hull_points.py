@@ -346,6 +346,7 @@ def smoothed_hull_points(
     *,
     n_eval: float,
     zero_division: float,
+    rows: NDArray[np.int64] | None = None,
 ) -> list[SmoothedPoints]:
     """Smoothed points holding only each class's upper-right hull cuts, one per prior.
 
@@ -360,6 +361,10 @@ def smoothed_hull_points(
         Checked evaluation batch size (> 0, may be ``inf``).
     zero_division
         Checked precision of the empty cut.
+    rows
+        Increasing indices of the objects to use (default all): the points of that
+        subset, without copying it (the inner fits of ``tune(prior="cv")``). ``labels``
+        must then be a checked bool array or CSC matrix (:func:`dense_labels`).
 
     Returns
     -------
@@ -370,12 +375,20 @@ def smoothed_hull_points(
     n_obj, n_cols = matching_shapes(scores, labels)
     s = dense_scores(scores)
     y = dense_labels(labels)
-    sizes = label_sizes(y)
+    if rows is None:
+        sizes = label_sizes(y)
+    else:
+        n_obj = int(rows.size)
+        sizes = label_sizes(y[rows])
     cols = kept_classes(sizes, "exclude")
     grid = np.asarray(priors, dtype=np.float64)
     zd = float(zero_division)
     parts = map_blocks(
-        s, y, cols, lambda u, yb, srt, _first: _block_hull_cuts(u, yb, srt, grid, float(n_eval), zd)
+        s,
+        y,
+        cols,
+        lambda u, yb, srt, _first: _block_hull_cuts(u, yb, srt, grid, float(n_eval), zd),
+        rows,
     )
     support = sizes[cols]
     rates = support / float(n_obj)

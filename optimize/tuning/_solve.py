@@ -1,0 +1,261 @@
+"""One tuning solve: the smoothed points of a problem, the search, the result (private).
+
+:class:`Problem` holds what a solve needs besides the pseudo-count; :func:`solve` builds
+:func:`optimize.tune`'s result; :func:`fit_thresholds` gives the thresholds alone (the
+inner fits of ``prior="cv"``). See :mod:`optimize.tuning.tune` for the rules.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import attrs
+import numpy as np
+from numpy.typing import NDArray
+
+from fmacro.optimize.baselines import cyclic, per_class
+from fmacro.optimize.search._fbeta import argv
+from fmacro.optimize.search.domain import domain
+from fmacro.optimize.search.exact import exact
+from fmacro.optimize.search.fixed_point import fixed_point
+from fmacro.optimize.search.points import ClassPoints, class_points
+from fmacro.optimize.search.result import ThresholdResult
+from fmacro.optimize.tuning._hull_points import smoothed_screened_points
+from fmacro.optimize.tuning.etu import model_centres
+from fmacro.optimize.tuning.smoothing import SmoothedPoints, smooth_points
+from fmacro.validation.checks import is_sparse
+from fmacro.validation.measures import f_beta_from_pr
+
+__all__ = [
+    "Problem",
+    "build_problem",
+    "fit_thresholds",
+    "hull_problem",
+    "problem_from_points",
+    "solve",
+]
+
+
+@attrs.frozen
+class Problem:
+    """Everything a tuning solve needs besides the pseudo-count."""
+
+    raw: ClassPoints  # every cut, or (hull_prior set) only the hull cuts at hull_prior
+    unseen: Any  # scores of the columns without positives (None: rule "never" or none)
+    base_rates: NDArray[np.float64] | None  # per column, or None = own rates
+    n_eval: float
+    beta: float
+    method: str
+    calibrated: bool = False
+    centres: Any = None  # (centre_p, centre_r) per cut of raw, when calibrated
+    # raw holds the SmoothedPoints of smoothed_hull_points at this prior (the fast path)
+    hull_prior: float | None = None
+    # the fast path's (scores, labels), walked again at an edge crossing
+    source: tuple[Any, Any] | None = None
+    # the columns whose scores ``unseen`` holds (those without tuning positives)
+    unseen_columns: Any = None
+    # False: method "fixed_point" stops at the linearization (the inner fits of "cv")
+    exact: bool = True
+
+
+def _columns(x: Any, cols: NDArray[np.int64]) -> Any:
+    if is_sparse(x):
+        return x.tocsc()[:, cols]
+    return np.asarray(x)[:, cols]
+
+
+def build_problem(
+    scores: Any,
+    labels: Any,
+    zd: float,
+    pi: NDArray[np.float64] | None,
+    n: float,
+    b: float,
+    method: str,
+    unseen: str,
+    calibrated: bool = False,
+) -> Problem:
+    raw = class_points(scores, labels, zero_division=zd)
+    return problem_from_points(raw, scores, pi, n, b, method, unseen, calibrated)
+
+
+def problem_from_points(
+    raw: ClassPoints,
+    scores: Any,
+    pi: NDArray[np.float64] | None,
+    n: float,
+    b: float,
+    method: str,
+    unseen: str,
+    calibrated: bool = False,
+) -> Problem:
+    missing = np.setdiff1d(np.arange(raw.n_columns), raw.class_index)
+    sub = _columns(scores, missing) if unseen == "prior" and missing.size else None
+    centres = model_centres(raw, scores) if calibrated else None
+    return Problem(raw, sub, pi, n, b, method, calibrated, centres, unseen_columns=missing)
+
+
+def hull_problem(hull: SmoothedPoints, scores: Any, labels: Any, b: float, unseen: str) -> Problem:
+    """The fast path's problem: ``hull`` from :func:`smoothed_hull_points`."""
+    base = problem_from_points(hull, scores, None, hull.n_eval, b, "fixed_point", unseen)
+    return attrs.evolve(base, hull_prior=hull.pseudo_count, source=(scores, labels))
+
+
+def _search(points: SmoothedPoints, method: str, b: float, exact_step: bool) -> ThresholdResult:
+    zd = points.zero_division
+    if method == "fixed_point":
+        return fixed_point(points=points, beta=b, zero_division=zd, exact=exact_step)
+    if method == "exact":
+        return exact(points=points, beta=b, zero_division=zd)
+    if method == "domain":
+        return domain(points=points, beta=b, zero_division=zd, n_angles=None)
+    if method == "per_class":
+        return per_class(points=points, beta=b, zero_division=zd)
+    return cyclic(points=points, beta=b, zero_division=zd)
+
+
+def smoothed_search(
+    problem: Problem, a: float
+) -> tuple[ClassPoints, SmoothedPoints, ThresholdResult, str]:
+    """(raw points, smoothed points, search result, which cuts the search saw).
+
+    On the fast path the linearization runs on the hull cuts; it is final unless its
+    crossing falls on an edge, where the exact step runs on the cuts it can use
+    (:func:`smoothed_screened_points`): the same answer as on every cut.
+    """
+    b = problem.beta
+    raw = problem.raw
+    if problem.hull_prior is not None and isinstance(raw, SmoothedPoints):
+        if a != problem.hull_prior or problem.source is None:
+            raise AssertionError("hull points of another pseudo-count, or without their data")
+        inner = fixed_point(points=raw, beta=b, zero_division=raw.zero_division, exact=False)
+        if inner.diagnostics["status"] != "edge" or not problem.exact:
+            return raw, raw, inner, "hull"
+        scores, labels = problem.source
+        screened = smoothed_screened_points(scores, labels, raw, inner, b)
+        return screened, screened, _search(screened, "fixed_point", b, True), "screened"
+    sm = smooth_points(
+        raw, a, base_rates=problem.base_rates, n_eval=problem.n_eval, centres=problem.centres
+    )
+    return raw, sm, _search(sm, problem.method, b, problem.exact), "every cut"
+
+
+def _unseen_thresholds(problem: Problem, a: float, phi: float, out: NDArray[np.float64]) -> int:
+    """Fill ``out`` (per column) for the classes without tuning positives; return their count."""
+    raw = problem.raw
+    n_missing = raw.n_columns - raw.n_classes
+    if problem.unseen is None or a == 0.0 or math.isnan(phi):
+        return n_missing
+    cols = problem.unseen_columns
+    pi = np.zeros(cols.size) if problem.base_rates is None else problem.base_rates[cols]
+    if raw.zero_division == 0.0 and not pi.any() and not problem.calibrated:
+        # p~ = 0 at every cut, r~ = j / N: the all-objects cut wins whenever phi > 0
+        if phi > 0.0:
+            out[cols] = -np.inf
+        return n_missing
+    empty = np.zeros(problem.unseen.shape, dtype=np.uint8)
+    # zero_division only sets p of the empty cut here; SmoothedPoints below uses the real one
+    pts = class_points(problem.unseen, empty, empty_classes="include")
+    sm = SmoothedPoints(
+        pts.indptr,
+        pts.tp,
+        pts.fp,
+        pts.threshold,
+        pts.support,
+        pts.class_index,
+        pts.n_samples,
+        pts.n_columns,
+        raw.zero_division,
+        pseudo_count=a,
+        base_rate=pi,
+        n_eval=problem.n_eval,
+    )
+    if problem.calibrated:
+        cp, cr = model_centres(pts, problem.unseen)
+        sm = attrs.evolve(sm, centre_p=cp, centre_r=cr)
+    v = math.cos(phi) * sm.precision + math.sin(phi) * sm.recall
+    v = np.where(np.isnan(v), -np.inf, v)
+    starts = np.asarray(sm.indptr[:-1])
+    best = np.maximum.reduceat(v, starts)
+    owner = np.repeat(np.arange(cols.size), sm.n_cuts)
+    hit = np.flatnonzero(v == best[owner])
+    _, first = np.unique(owner[hit], return_index=True)
+    chosen = hit[first]
+    # the all-objects cut predicts every object, also below the tuning rows' scores
+    out[cols] = np.where(chosen == sm.indptr[1:] - 1, -np.inf, sm.threshold[chosen])
+    return n_missing
+
+
+def _plain_values(
+    raw: ClassPoints, cuts: NDArray[np.int64], b: float
+) -> tuple[float, float, float]:
+    """Plain (P, R, F) of ``cuts``, equal to :func:`evaluate_cuts` but touching only those cuts."""
+    idx = raw.indptr[:-1] + cuts
+    tp = raw.tp[idx]
+    den = tp + raw.fp[idx]
+    m = raw.support
+    with np.errstate(divide="ignore", invalid="ignore"):
+        pk = np.where(den == 0, raw.zero_division, tp / np.maximum(den, 1))
+        rk = np.where(m == 0, raw.zero_division, tp / np.maximum(m, 1))
+    n = raw.n_classes
+    p = float(np.sum(pk.astype(np.float64)) / n)
+    r = float(np.sum(rk.astype(np.float64)) / n)
+    return p, r, float(f_beta_from_pr(p, r, b))
+
+
+def solve(problem: Problem, a: float, extra: dict[str, Any]) -> ThresholdResult:
+    b = problem.beta
+    raw, sm, inner, searched = smoothed_search(problem, a)
+    cuts = sm.local_cuts(inner.cuts)
+    p, r, f = _plain_values(raw, cuts, b)
+    phi = float(argv(inner.precision, inner.recall, b * b))
+    thresholds = raw.thresholds_for(cuts)
+    n_unseen = _unseen_thresholds(problem, a, phi, thresholds)
+    certified = problem.method in ("fixed_point", "exact", "domain")
+    diag: dict[str, Any] = {
+        "prior": a,
+        "n_eval": problem.n_eval,
+        "search": problem.method,
+        "smoothed_f": inner.f,
+        "smoothed_precision": inner.precision,
+        "smoothed_recall": inner.recall,
+        "smoothed_upper_bound": inner.upper_bound,
+        "smoothed_gap": inner.gap,
+        "certified": certified,
+        "certificate": (
+            "smoothed_upper_bound bounds the smoothed objective F_beta(mean p~, mean r~), "
+            "not the in-sample F-macro"
+            if certified
+            else "none"
+        ),
+        "phi": phi,
+        "n_unseen": n_unseen,
+        "unseen": "never" if problem.unseen is None or a == 0.0 else "prior",
+        "calibrated": problem.calibrated,
+        "searched_cuts": searched,
+        "search_diagnostics": dict(inner.diagnostics),
+        **extra,
+    }
+    return ThresholdResult(
+        thresholds=thresholds,
+        cuts=inner.cuts,
+        precision=p,
+        recall=r,
+        f=f,
+        upper_bound=math.nan,
+        gap=math.nan,
+        method="tune",
+        beta=b,
+        zero_division=raw.zero_division,
+        diagnostics=diag,
+    )
+
+
+def fit_thresholds(problem: Problem, a: float) -> NDArray[np.float64]:
+    """The thresholds of :func:`solve` alone (what the inner fits of ``"cv"`` need)."""
+    _, _, inner, _ = smoothed_search(problem, a)
+    thresholds = np.array(inner.thresholds, dtype=np.float64)
+    b2 = problem.beta * problem.beta
+    _unseen_thresholds(problem, a, float(argv(inner.precision, inner.recall, b2)), thresholds)
+    return thresholds
