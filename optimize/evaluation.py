@@ -120,24 +120,35 @@ def predicted_counts(
 
 
 @numba.njit(cache=True, nogil=True)
-def column_threshold_counts(
-    scores: NDArray[np.floating], labels: NDArray[np.bool_], thresholds: NDArray[np.float64]
+def row_threshold_counts(
+    scores: NDArray[np.floating],
+    score_rows: NDArray[np.int64],
+    labels: NDArray[np.bool_],
+    label_rows: NDArray[np.int64],
+    thresholds: NDArray[np.float64],
 ) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
-    """Per column: (tp, fp) of ``scores >= thresholds`` on dense scores and bool labels.
+    """(tp, fp) of ``score >= threshold`` for several threshold vectors at once.
 
-    Walks one column at a time (fastest on column-major arrays).
+    Object ``t`` is row ``score_rows[t]`` of the dense ``scores`` and row
+    ``label_rows[t]`` of the bool ``labels`` (a subset is counted without copying it);
+    ``thresholds`` has one row per threshold vector. Returns arrays shaped like
+    ``thresholds``. Reads row by row (fastest on row-major arrays).
     """
-    n_obj, n_cols = scores.shape
-    tp = np.zeros(n_cols, dtype=np.int64)
-    fp = np.zeros(n_cols, dtype=np.int64)
-    for j in range(n_cols):
-        t = thresholds[j]
-        for i in range(n_obj):
-            if scores[i, j] >= t:
-                if labels[i, j]:
-                    tp[j] += 1
-                else:
-                    fp[j] += 1
+    n_sets, n_cols = thresholds.shape
+    tp = np.zeros((n_sets, n_cols), dtype=np.int64)
+    fp = np.zeros((n_sets, n_cols), dtype=np.int64)
+    for t in range(score_rows.size):
+        i = score_rows[t]
+        li = label_rows[t]
+        for j in range(n_cols):
+            v = scores[i, j]
+            positive = labels[li, j]
+            for g in range(n_sets):
+                if v >= thresholds[g, j]:
+                    if positive:
+                        tp[g, j] += 1
+                    else:
+                        fp[g, j] += 1
     return tp, fp
 
 

@@ -20,7 +20,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fmacro.optimize._inputs import label_rows
-from fmacro.optimize.evaluation import column_threshold_counts, predicted_counts
+from fmacro.optimize.evaluation import predicted_counts, row_threshold_counts
 from fmacro.optimize.search.fixed_point import fixed_point
 from fmacro.optimize.search.hull import class_hulls
 from fmacro.optimize.search.points import class_points
@@ -184,13 +184,16 @@ def test_one_walk_for_a_grid_equals_one_walk_per_prior() -> None:
         assert pts.pseudo_count == a
 
 
-def test_column_threshold_counts_match_predicted_counts() -> None:
+def test_row_threshold_counts_match_predicted_counts() -> None:
     s, y = _problem(5, 70, 6, 3)
-    thr = np.array([-np.inf, np.inf, 0.0, 0.5, 1.0, -0.25])
-    got = column_threshold_counts(np.asfortranarray(s), y.astype(bool), thr)
-    ref = predicted_counts(s, label_rows(y), thr)
-    np.testing.assert_array_equal(got[0], ref[0])
-    np.testing.assert_array_equal(got[1], ref[1])
+    thr = np.array([[-np.inf, np.inf, 0.0, 0.5, 1.0, -0.25], [0.1, 0.2, 0.3, np.inf, -np.inf, 0.0]])
+    rows = np.array([0, 3, 4, 10, 11, 50, 69])
+    # scores read at rows, labels from a copy of those rows: the same objects
+    tp, fp = row_threshold_counts(s, rows, y[rows].astype(bool), np.arange(rows.size), thr)
+    for g in range(thr.shape[0]):
+        ref_tp, ref_fp = predicted_counts(s[rows], label_rows(y[rows]), thr[g])
+        np.testing.assert_array_equal(tp[g], ref_tp)
+        np.testing.assert_array_equal(fp[g], ref_fp)
 
 
 def test_block_walks_from_many_threads_at_once() -> None:
@@ -219,3 +222,11 @@ def test_block_pool_works_in_a_forked_child() -> None:
     child.join(120)
     assert child.exitcode == 0, "the forked child did not finish"
     assert queue.get(timeout=5) == expected
+
+
+def test_cv_reads_sparse_labels_like_dense_ones() -> None:
+    s, y = _problem(4, 120, 7, 8)
+    dense = tune(s, y, prior="cv", cv_grid=(0.0, 3.0, 10.0), random_state=1)
+    sparse = tune(s, sp.csr_matrix(y), prior="cv", cv_grid=(0.0, 3.0, 10.0), random_state=1)
+    np.testing.assert_array_equal(dense.diagnostics["cv_scores"], sparse.diagnostics["cv_scores"])
+    np.testing.assert_array_equal(dense.thresholds, sparse.thresholds)

@@ -10,7 +10,9 @@ the kernels release the GIL).
 Extra memory: per running thread, the transposed block, its sorted copy and its labels
 (a block holds at most 2**21 entries, 16 MB of float64, and at most a sixth of the
 input divided by the number of threads, so that the threads together hold at most half
-the input's size), plus the kernels' outputs.
+the input's size; but up to 2**16 entries, 512 KB of float64, whatever the input: on
+small inputs the per-block work in Python would otherwise cost more than the walk),
+plus the kernels' outputs.
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ __all__ = [
 
 _T = TypeVar("_T")
 _MAX_BLOCK = 1 << 21  # entries per block: 16 MB of float64
+_MIN_BLOCK = 1 << 16  # blocks may always be this large: 512 KB of float64
 
 
 @numba.njit(cache=True, nogil=True)
@@ -97,9 +100,10 @@ def label_sizes(y: Any) -> NDArray[np.int64]:
 
 def column_blocks(n_obj: int, n_cols: int) -> list[slice]:
     """Consecutive blocks of columns: at most 2**21 entries, and at most a sixth of the
-    matrix per thread (a running block holds up to three block-sized arrays)."""
+    matrix per thread (a running block holds up to three block-sized arrays) unless that
+    is under 2**16 entries; one column at least."""
     threads = max(1, numba.get_num_threads())
-    entries = min(_MAX_BLOCK, max(n_obj, (n_obj * n_cols) // (6 * threads)))
+    entries = min(_MAX_BLOCK, max(n_obj, _MIN_BLOCK, (n_obj * n_cols) // (6 * threads)))
     width = max(1, min(n_cols, entries // max(n_obj, 1)))
     return [slice(a, min(a + width, n_cols)) for a in range(0, n_cols, width)]
 

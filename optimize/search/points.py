@@ -59,7 +59,8 @@ columns is transposed, sorted in the scores' own dtype (float32 stays float32) a
 by a nogil numba kernel, one block per thread (``optimize.search._blocks``, shared with
 ``per_class``); NaN/inf and integers float64 would round are checked block by block.
 Extra memory with ``dominated="drop"``: per running thread a transposed block and its
-sorted copy (at most 2**21 entries each, and together at most half the input), plus
+sorted copy (at most 2**21 entries each, and together at most half the input or 2**16
+entries per block, whichever is larger), plus
 32 bytes per stored cut (tp, fp, threshold, full_cut; the bound inside a block's kernel
 is 32 bytes per positive label + 2 cuts per class) and 16 more once ``precision`` and
 ``recall`` are read: worst case about 48 bytes per positive label + 2 cuts per class,

@@ -7,35 +7,28 @@ positive).
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Protocol
 
 import attrs
 import numpy as np
 from numpy.typing import NDArray
 
 from fmacro.optimize._inputs import as_binary_labels, label_rows, matching_shapes
-from fmacro.optimize.evaluation import column_threshold_counts, predicted_counts
+from fmacro.optimize.evaluation import predicted_counts, row_threshold_counts
+from fmacro.optimize.search._blocks import dense_labels, dense_scores
 from fmacro.optimize.search.points import class_points
 from fmacro.optimize.tuning._hull_points import smoothed_hull_points
-from fmacro.optimize.tuning._solve import Problem, fit_thresholds, problem_from_points
+from fmacro.optimize.tuning._solve import (
+    Problem,
+    fit_thresholds,
+    missing_columns,
+    problem_from_points,
+)
 from fmacro.validation.checks import is_sparse
 from fmacro.validation.measures import f_beta_from_pr
 
 __all__ = ["cv_scores"]
-
-
-def _rows(x: Any, rows: NDArray[np.int64]) -> Any:
-    """The rows ``rows`` of ``x``: CSR when sparse, else a column-major copy (the block
-    walks and the held-out counts read columns, which a column-major copy gives without
-    a transpose)."""
-    if is_sparse(x):
-        return x.tocsr()[rows]
-    arr = np.asarray(x)
-    out = np.empty((rows.size, *arr.shape[1:]), dtype=arr.dtype, order="F")
-    np.take(arr, rows, axis=0, out=out)
-    return out
 
 
 def cv_scores(
@@ -55,36 +48,36 @@ def cv_scores(
 ) -> NDArray[np.float64]:
     """Mean held-out plain F-macro of each grid value over ``repeats`` x 2 folds.
 
-    Each half is fitted once per grid value and scored by counting its predictions on
-    the other half (the same counts as that half's cut at each threshold). On the fast
-    path one walk of a half's scores gives its hull cuts for the whole grid.
+    Each half is fitted at every grid value and scored by counting its predictions on the
+    other half (the same counts as that half's cut at each threshold). On the fast path
+    (dense scores, own base rates, the default method) one walk of a half's rows, read in
+    place, gives its hull cuts for the whole grid; otherwise the halves are copied and
+    their every cut built.
     """
     n_obj = matching_shapes(scores, labels)[0]
     if n_obj < 4:
         raise ValueError(f"prior='cv' needs at least 4 tuning rows, got {n_obj}")
+    data: _Halves = _InPlace(scores, labels) if fast else _Copied(scores, labels)
     rng = np.random.default_rng(seed)
     total = np.zeros(len(grid))
     used = 0
     for _ in range(repeats):
         perm = rng.permutation(n_obj)
         halves = (np.sort(perm[: n_obj // 2]), np.sort(perm[n_obj // 2 :]))
-        parts = [(_rows(scores, rows), _rows(labels, rows)) for rows in halves]
-        for (fit_s, fit_y), (ev_s, ev_y) in ((parts[0], parts[1]), (parts[1], parts[0])):
-            counts = _held_out_counter(ev_s, ev_y)
-            if counts is None:  # nothing to score on the held-out half
+        for fit_rows, ev_rows in (halves, halves[::-1]):
+            score = data.held_out(ev_rows, zd, b)
+            if score is None:  # nothing to score on the held-out half
                 continue
-            n_in = float(ev_s.shape[0]) if n_eval is None else float(n_eval)
+            n_in = float(ev_rows.size) if n_eval is None else float(n_eval)
             try:
-                problems = _grid_problems(
-                    fit_s, fit_y, grid, zd, pi, n_in, b, method, unseen, calibrated, fast
-                )
+                problems = data.fits(fit_rows, grid, zd, pi, n_in, b, method, unseen, calibrated)
             except ValueError as err:  # a half without any positive: nothing to learn
                 if "no class with a positive" not in str(err):
                     raise
                 continue
-            for i, (a, prob) in enumerate(zip(grid, problems, strict=True)):
-                f = counts(fit_thresholds(prob, a), zd, b)
-                total[i] += 0.0 if math.isnan(f) else f
+            found = [fit_thresholds(p, a) for a, p in zip(grid, problems, strict=True)]
+            f = score(np.stack(found))
+            total += np.where(np.isnan(f), 0.0, f)
             used += 1
     if used == 0:
         raise ValueError("prior='cv': no split has positives in both halves; pass a number")
@@ -93,60 +86,150 @@ def cv_scores(
     return out
 
 
-def _grid_problems(
-    scores: Any,
-    labels: Any,
-    grid: tuple[float, ...],
-    zd: float,
-    pi: NDArray[np.float64] | None,
-    n: float,
-    b: float,
-    method: str,
-    unseen: str,
-    calibrated: bool,
-    fast: bool,
-) -> list[Problem]:
-    """One problem per grid value, fitted on ``scores``/``labels``, without exact steps."""
-    if fast:
-        hulls = smoothed_hull_points(scores, labels, grid, n_eval=n, zero_division=zd)
-        base = problem_from_points(hulls[0], scores, None, n, b, "fixed_point", unseen)
-        base = attrs.evolve(base, source=(scores, labels), exact=False)
+_Score = Callable[[NDArray[np.float64]], NDArray[np.float64]]
+
+
+class _Halves(Protocol):
+    def fits(
+        self,
+        rows: NDArray[np.int64],
+        grid: tuple[float, ...],
+        zd: float,
+        pi: NDArray[np.float64] | None,
+        n: float,
+        b: float,
+        method: str,
+        unseen: str,
+        calibrated: bool,
+    ) -> list[Problem]: ...
+
+    def held_out(self, rows: NDArray[np.int64], zd: float, b: float) -> _Score | None: ...
+
+
+class _InPlace:
+    """The fast path: halves are index arrays into the checked scores and labels."""
+
+    def __init__(self, scores: Any, labels: Any) -> None:
+        self.scores = dense_scores(scores)
+        self.labels = dense_labels(labels)  # bool array or checked CSC matrix
+
+    def fits(
+        self,
+        rows: NDArray[np.int64],
+        grid: tuple[float, ...],
+        zd: float,
+        pi: NDArray[np.float64] | None,
+        n: float,
+        b: float,
+        method: str,
+        unseen: str,
+        calibrated: bool,
+    ) -> list[Problem]:
+        """One problem per grid value from one walk of ``rows`` (no exact steps)."""
+        hulls = smoothed_hull_points(
+            self.scores, self.labels, grid, n_eval=n, zero_division=zd, rows=rows
+        )
+        missing = missing_columns(hulls[0])
+        sub = self.scores[np.ix_(rows, missing)] if unseen == "prior" and missing.size else None
+        base = Problem(
+            hulls[0], sub, None, n, b, "fixed_point", unseen_columns=missing, exact=False
+        )
         return [attrs.evolve(base, raw=h, hull_prior=h.pseudo_count) for h in hulls]
-    raw = class_points(scores, labels, zero_division=zd)
-    prob = problem_from_points(raw, scores, pi, n, b, method, unseen, calibrated)
-    return [attrs.evolve(prob, exact=False)] * len(grid)
 
-
-def _held_out_counter(
-    scores: Any, labels: Any
-) -> Callable[[NDArray[np.float64], float, float], float] | None:
-    """F-macro of thresholds on a held-out half (over its classes with a positive), or
-    None when the half has no positive. The F of the plain mean p and r, as
-    :func:`evaluate_cuts` on the half's points: a NaN precision makes F NaN."""
-    if is_sparse(scores) or is_sparse(labels):
-        rows = label_rows(labels)
-        sizes = np.bincount(rows.indices, minlength=labels.shape[1])
+    def held_out(self, rows: NDArray[np.int64], zd: float, b: float) -> _Score | None:
+        if is_sparse(self.labels):
+            labels = np.asarray(self.labels[rows].toarray(), dtype=np.bool_)
+            label_rows_ = np.arange(rows.size, dtype=np.int64)
+        else:
+            labels, label_rows_ = self.labels, rows
+        sizes = np.count_nonzero(labels[label_rows_], axis=0)
+        scores = self.scores
 
         def count(thr: NDArray[np.float64]) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
-            return predicted_counts(scores, rows, np.asarray(thr))
-    else:
-        y = as_binary_labels(labels)
-        sizes = np.count_nonzero(y, axis=0)
-        s = np.asarray(scores)
+            return row_threshold_counts(scores, rows, labels, label_rows_, thr)
 
-        def count(thr: NDArray[np.float64]) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
-            return column_threshold_counts(s, y, np.asarray(thr, dtype=np.float64))
+        return _macro_scorer(count, sizes, zd, b)
 
+
+class _Copied:
+    """Every other case: each half copied (CSR rows of sparse input) and built whole."""
+
+    def __init__(self, scores: Any, labels: Any) -> None:
+        self.scores = scores
+        self.labels = labels
+
+    def fits(
+        self,
+        rows: NDArray[np.int64],
+        grid: tuple[float, ...],
+        zd: float,
+        pi: NDArray[np.float64] | None,
+        n: float,
+        b: float,
+        method: str,
+        unseen: str,
+        calibrated: bool,
+    ) -> list[Problem]:
+        """The half's every-cut problem, once for the whole grid (no exact steps)."""
+        s, y = _rows(self.scores, rows), _rows(self.labels, rows)
+        raw = class_points(s, y, zero_division=zd)
+        prob = problem_from_points(raw, s, pi, n, b, method, unseen, calibrated)
+        return [attrs.evolve(prob, exact=False)] * len(grid)
+
+    def held_out(self, rows: NDArray[np.int64], zd: float, b: float) -> _Score | None:
+        s, y = _rows(self.scores, rows), _rows(self.labels, rows)
+        if is_sparse(s) or is_sparse(y):
+            by_row = label_rows(y)
+            sizes = np.bincount(by_row.indices, minlength=y.shape[1])
+
+            def count(thr: NDArray[np.float64]) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+                pairs = [predicted_counts(s, by_row, t) for t in thr]
+                return np.stack([p[0] for p in pairs]), np.stack([p[1] for p in pairs])
+        else:
+            dense_y = as_binary_labels(y)
+            every = np.arange(rows.size, dtype=np.int64)
+            sizes = np.count_nonzero(dense_y, axis=0)
+            dense_s = np.asarray(s)
+
+            def count(thr: NDArray[np.float64]) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+                return row_threshold_counts(dense_s, every, dense_y, every, thr)
+
+        return _macro_scorer(count, sizes, zd, b)
+
+
+def _rows(x: Any, rows: NDArray[np.int64]) -> Any:
+    """The rows ``rows`` of ``x``: CSR when sparse, else a column-major copy (the block
+    walks read columns, which a column-major copy gives without a transpose)."""
+    if is_sparse(x):
+        return x.tocsr()[rows]
+    arr = np.asarray(x)
+    out = np.empty((rows.size, *arr.shape[1:]), dtype=arr.dtype, order="F")
+    np.take(arr, rows, axis=0, out=out)
+    return out
+
+
+def _macro_scorer(
+    count: Callable[[NDArray[np.float64]], tuple[NDArray[np.int64], NDArray[np.int64]]],
+    sizes: NDArray[Any],
+    zd: float,
+    b: float,
+) -> _Score | None:
+    """F-macro of each row of a threshold matrix on a held-out half (over its classes with
+    a positive), or None when it has none: F of the plain mean p and r, as
+    :func:`evaluate_cuts` on the half's points (a NaN precision makes F NaN)."""
     kept = np.flatnonzero(sizes)
     if kept.size == 0:
         return None
-    m = sizes[kept]
+    m = np.asarray(sizes)[kept]
 
-    def f_macro(thresholds: NDArray[np.float64], zd: float, b: float) -> float:
-        tp, fp = (c[kept] for c in count(thresholds))
+    def f_macro(thresholds: NDArray[np.float64]) -> NDArray[np.float64]:
+        tp, fp = count(np.ascontiguousarray(thresholds, dtype=np.float64))
+        tp, fp = tp[:, kept], fp[:, kept]
         with np.errstate(divide="ignore", invalid="ignore"):
             den = tp + fp
             pk = np.where(den == 0, zd, tp / np.maximum(den, 1))
-        return float(f_beta_from_pr(float(np.mean(pk)), float(np.mean(tp / m)), b))
+        p = np.mean(pk, axis=1)
+        r = np.mean(tp / m, axis=1)
+        return np.asarray(f_beta_from_pr(p, r, b), dtype=np.float64)
 
     return f_macro

@@ -32,6 +32,7 @@ __all__ = [
     "build_problem",
     "fit_thresholds",
     "hull_problem",
+    "missing_columns",
     "problem_from_points",
     "solve",
 ]
@@ -80,6 +81,13 @@ def build_problem(
     return problem_from_points(raw, scores, pi, n, b, method, unseen, calibrated)
 
 
+def missing_columns(points: ClassPoints) -> NDArray[np.int64]:
+    """The columns ``points`` left out (no positives), increasing."""
+    left_out = np.ones(points.n_columns, dtype=bool)
+    left_out[np.asarray(points.class_index)] = False
+    return np.flatnonzero(left_out).astype(np.int64)
+
+
 def problem_from_points(
     raw: ClassPoints,
     scores: Any,
@@ -90,7 +98,7 @@ def problem_from_points(
     unseen: str,
     calibrated: bool = False,
 ) -> Problem:
-    missing = np.setdiff1d(np.arange(raw.n_columns), raw.class_index)
+    missing = missing_columns(raw)
     sub = _columns(scores, missing) if unseen == "prior" and missing.size else None
     centres = model_centres(raw, scores) if calibrated else None
     return Problem(raw, sub, pi, n, b, method, calibrated, centres, unseen_columns=missing)
@@ -127,11 +135,13 @@ def smoothed_search(
     b = problem.beta
     raw = problem.raw
     if problem.hull_prior is not None and isinstance(raw, SmoothedPoints):
-        if a != problem.hull_prior or problem.source is None:
-            raise AssertionError("hull points of another pseudo-count, or without their data")
+        if a != problem.hull_prior:
+            raise AssertionError("hull points of another pseudo-count")
         inner = fixed_point(points=raw, beta=b, zero_division=raw.zero_division, exact=False)
         if inner.diagnostics["status"] != "edge" or not problem.exact:
             return raw, raw, inner, "hull"
+        if problem.source is None:
+            raise AssertionError("an exact step on hull points needs their scores and labels")
         scores, labels = problem.source
         screened = smoothed_screened_points(scores, labels, raw, inner, b)
         return screened, screened, _search(screened, "fixed_point", b, True), "screened"
