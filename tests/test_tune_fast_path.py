@@ -230,3 +230,10 @@ def test_cv_reads_sparse_labels_like_dense_ones() -> None:
     sparse = tune(s, sp.csr_matrix(y), prior="cv", cv_grid=(0.0, 3.0, 10.0), random_state=1)
     np.testing.assert_array_equal(dense.diagnostics["cv_scores"], sparse.diagnostics["cv_scores"])
     np.testing.assert_array_equal(dense.thresholds, sparse.thresholds)
+
+
+def test_cv_reports_nan_scores_of_the_whole_input() -> None:
+    s, y = _problem(6, 60, 4, None)
+    s[[3, 40], 1] = np.nan
+    with pytest.raises(ValueError, match="2 NaN"):
+        tune(s, y, prior="cv")

@@ -16,7 +16,7 @@ from numpy.typing import NDArray
 
 from fmacro.optimize._inputs import as_binary_labels, label_rows, matching_shapes
 from fmacro.optimize.evaluation import predicted_counts, row_threshold_counts
-from fmacro.optimize.search._blocks import dense_labels, dense_scores
+from fmacro.optimize.search._blocks import check_dense_scores, dense_labels, dense_scores
 from fmacro.optimize.search.points import class_points
 from fmacro.optimize.tuning._hull_points import smoothed_hull_points
 from fmacro.optimize.tuning._solve import (
@@ -111,6 +111,8 @@ class _InPlace:
 
     def __init__(self, scores: Any, labels: Any) -> None:
         self.scores = dense_scores(scores)
+        # checked whole here: the walks of the halves would report a half's NaNs only
+        check_dense_scores(self.scores)
         self.labels = dense_labels(labels)  # bool array or checked CSC matrix
 
     def fits(

@@ -61,6 +61,7 @@ class Problem:
 
 
 def _columns(x: Any, cols: NDArray[np.int64]) -> Any:
+    """Columns ``cols`` of dense or sparse ``x`` (a copy)."""
     if is_sparse(x):
         return x.tocsc()[:, cols]
     return np.asarray(x)[:, cols]
@@ -77,6 +78,7 @@ def build_problem(
     unseen: str,
     calibrated: bool = False,
 ) -> Problem:
+    """The problem of every cut of ``scores``/``labels`` (every path but the fast one)."""
     raw = class_points(scores, labels, zero_division=zd)
     return problem_from_points(raw, scores, pi, n, b, method, unseen, calibrated)
 
@@ -98,6 +100,8 @@ def problem_from_points(
     unseen: str,
     calibrated: bool = False,
 ) -> Problem:
+    """The problem of ``raw`` points: with the scores of the columns they left out (the
+    rule for classes without tuning positives) and, when calibrated, the model centres."""
     missing = missing_columns(raw)
     sub = _columns(scores, missing) if unseen == "prior" and missing.size else None
     centres = model_centres(raw, scores) if calibrated else None
