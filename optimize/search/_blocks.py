@@ -178,6 +178,17 @@ _POOL: tuple[int, ThreadPoolExecutor] | None = None  # (owning process id, pool)
 _POOL_LOCK = threading.Lock()
 
 
+def _forget_pool() -> None:
+    """In a forked child: neither the parent's threads nor a lock they held exist."""
+    global _POOL, _POOL_LOCK
+    _POOL = None
+    _POOL_LOCK = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_pool)
+
+
 def _pool() -> ThreadPoolExecutor:
     """One pool of helper threads per process, started on first use.
 
