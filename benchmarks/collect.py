@@ -18,6 +18,7 @@ PARTS = (
     "optimize",
     "exact",
     "tune",
+    "small_tuning",
     "startup",
     "weights",
     "many_classes",
