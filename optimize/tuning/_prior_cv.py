@@ -58,6 +58,7 @@ def cv_scores(
     if n_obj < 4:
         raise ValueError(f"prior='cv' needs at least 4 tuning rows, got {n_obj}")
     data: _Halves = _InPlace(scores, labels) if fast else _Copied(scores, labels)
+    fit = _Fit(grid, zd, pi, b, method, unseen, calibrated)
     rng = np.random.default_rng(seed)
     total = np.zeros(len(grid))
     used = 0
@@ -65,12 +66,12 @@ def cv_scores(
         perm = rng.permutation(n_obj)
         halves = (np.sort(perm[: n_obj // 2]), np.sort(perm[n_obj // 2 :]))
         for fit_rows, ev_rows in (halves, halves[::-1]):
-            score = data.held_out(ev_rows, zd, b)
+            score = data.held_out(ev_rows, fit)
             if score is None:  # nothing to score on the held-out half
                 continue
             n_in = float(ev_rows.size) if n_eval is None else float(n_eval)
             try:
-                problems = data.fits(fit_rows, grid, zd, pi, n_in, b, method, unseen, calibrated)
+                problems = data.fits(fit_rows, n_in, fit)
             except ValueError as err:  # a half without any positive: nothing to learn
                 if "no class with a positive" not in str(err):
                     raise
@@ -89,21 +90,25 @@ def cv_scores(
 _Score = Callable[[NDArray[np.float64]], NDArray[np.float64]]
 
 
-class _Halves(Protocol):
-    def fits(
-        self,
-        rows: NDArray[np.int64],
-        grid: tuple[float, ...],
-        zd: float,
-        pi: NDArray[np.float64] | None,
-        n: float,
-        b: float,
-        method: str,
-        unseen: str,
-        calibrated: bool,
-    ) -> list[Problem]: ...
+@attrs.frozen
+class _Fit:
+    """The settings every inner fit shares (checked by ``tune``)."""
 
-    def held_out(self, rows: NDArray[np.int64], zd: float, b: float) -> _Score | None: ...
+    grid: tuple[float, ...]
+    zd: float
+    pi: NDArray[np.float64] | None
+    b: float
+    method: str
+    unseen: str
+    calibrated: bool
+
+
+class _Halves(Protocol):
+    def fits(self, rows: NDArray[np.int64], n: float, fit: _Fit) -> list[Problem]:
+        """One problem per grid value, fitted on ``rows`` for batches of ``n``."""
+
+    def held_out(self, rows: NDArray[np.int64], fit: _Fit) -> _Score | None:
+        """F-macro of threshold rows on ``rows``, or None when they hold no positive."""
 
 
 class _InPlace:
@@ -115,30 +120,20 @@ class _InPlace:
         check_dense_scores(self.scores)
         self.labels = dense_labels(labels)  # bool array or checked CSC matrix
 
-    def fits(
-        self,
-        rows: NDArray[np.int64],
-        grid: tuple[float, ...],
-        zd: float,
-        pi: NDArray[np.float64] | None,
-        n: float,
-        b: float,
-        method: str,
-        unseen: str,
-        calibrated: bool,
-    ) -> list[Problem]:
+    def fits(self, rows: NDArray[np.int64], n: float, fit: _Fit) -> list[Problem]:
         """One problem per grid value from one walk of ``rows`` (no exact steps)."""
         hulls = smoothed_hull_points(
-            self.scores, self.labels, grid, n_eval=n, zero_division=zd, rows=rows
+            self.scores, self.labels, fit.grid, n_eval=n, zero_division=fit.zd, rows=rows
         )
         missing = missing_columns(hulls[0])
-        sub = self.scores[np.ix_(rows, missing)] if unseen == "prior" and missing.size else None
+        wanted = fit.unseen == "prior" and missing.size
+        sub = self.scores[np.ix_(rows, missing)] if wanted else None
         base = Problem(
-            hulls[0], sub, None, n, b, "fixed_point", unseen_columns=missing, exact=False
+            hulls[0], sub, None, n, fit.b, "fixed_point", unseen_columns=missing, exact=False
         )
         return [attrs.evolve(base, raw=h, hull_prior=h.pseudo_count) for h in hulls]
 
-    def held_out(self, rows: NDArray[np.int64], zd: float, b: float) -> _Score | None:
+    def held_out(self, rows: NDArray[np.int64], fit: _Fit) -> _Score | None:
         if is_sparse(self.labels):
             labels = np.asarray(self.labels[rows].toarray(), dtype=np.bool_)
             label_rows_ = np.arange(rows.size, dtype=np.int64)
@@ -150,7 +145,7 @@ class _InPlace:
         def count(thr: NDArray[np.float64]) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
             return row_threshold_counts(scores, rows, labels, label_rows_, thr)
 
-        return _macro_scorer(count, sizes, zd, b)
+        return _macro_scorer(count, sizes, fit.zd, fit.b)
 
 
 class _Copied:
@@ -160,25 +155,14 @@ class _Copied:
         self.scores = scores
         self.labels = labels
 
-    def fits(
-        self,
-        rows: NDArray[np.int64],
-        grid: tuple[float, ...],
-        zd: float,
-        pi: NDArray[np.float64] | None,
-        n: float,
-        b: float,
-        method: str,
-        unseen: str,
-        calibrated: bool,
-    ) -> list[Problem]:
+    def fits(self, rows: NDArray[np.int64], n: float, fit: _Fit) -> list[Problem]:
         """The half's every-cut problem, once for the whole grid (no exact steps)."""
         s, y = _rows(self.scores, rows), _rows(self.labels, rows)
-        raw = class_points(s, y, zero_division=zd)
-        prob = problem_from_points(raw, s, pi, n, b, method, unseen, calibrated)
-        return [attrs.evolve(prob, exact=False)] * len(grid)
+        raw = class_points(s, y, zero_division=fit.zd)
+        prob = problem_from_points(raw, s, fit.pi, n, fit.b, fit.method, fit.unseen, fit.calibrated)
+        return [attrs.evolve(prob, exact=False)] * len(fit.grid)
 
-    def held_out(self, rows: NDArray[np.int64], zd: float, b: float) -> _Score | None:
+    def held_out(self, rows: NDArray[np.int64], fit: _Fit) -> _Score | None:
         s, y = _rows(self.scores, rows), _rows(self.labels, rows)
         if is_sparse(s) or is_sparse(y):
             by_row = label_rows(y)
@@ -196,7 +180,7 @@ class _Copied:
             def count(thr: NDArray[np.float64]) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
                 return row_threshold_counts(dense_s, every, dense_y, every, thr)
 
-        return _macro_scorer(count, sizes, zd, b)
+        return _macro_scorer(count, sizes, fit.zd, fit.b)
 
 
 def _rows(x: Any, rows: NDArray[np.int64]) -> Any:
