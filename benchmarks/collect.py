@@ -19,6 +19,7 @@ PARTS = (
     "exact",
     "tune",
     "small_tuning",
+    "tune_memory",
     "startup",
     "weights",
     "many_classes",
