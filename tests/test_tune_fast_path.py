@@ -234,6 +234,9 @@ def test_cv_reads_sparse_labels_like_dense_ones() -> None:
 
 def test_cv_reports_nan_scores_of_the_whole_input() -> None:
     s, y = _problem(6, 60, 4, None)
+    s = s - s.min() + 1.0  # all stored in CSR too
     s[[3, 40], 1] = np.nan
-    with pytest.raises(ValueError, match="2 NaN"):
-        tune(s, y, prior="cv")
+    for scores in (s, sp.csr_matrix(s)):
+        for kw in ({}, {"base_rates": np.full(4, 0.1)}):  # fast and every-cut paths
+            with pytest.raises(ValueError, match="2 NaN"):
+                tune(scores, y, prior="cv", **kw)

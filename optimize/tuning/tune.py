@@ -211,6 +211,13 @@ def tune(
         and not calibrated
         and not is_sparse(scores)
     )
+    # every path but the fast one builds its problem first: bad input is reported for the
+    # whole input before the cross-validation splits it
+    problem: Problem | None = None
+    if points is not None:
+        problem = Problem(raw_pts, None, pi, n, b, method)
+    elif not fast:
+        problem = build_problem(scores, labels, zd, pi, n, b, method, unseen, bool(calibrated))
     extra: dict[str, Any] = {}
     if use_cv:
         cv = cv_scores(
@@ -230,13 +237,9 @@ def tune(
         )
         a = grid[int(np.argmax(cv))]
         extra = {"cv_grid": np.asarray(grid), "cv_scores": cv}
-    if points is not None:
-        problem = Problem(raw_pts, None, pi, n, b, method)
-    elif fast:
+    if problem is None:  # the fast path: the hull cuts at the pseudo-count chosen
         hull = smoothed_hull_points(scores, labels, (a,), n_eval=n, zero_division=zd)[0]
         problem = hull_problem(hull, scores, labels, b, unseen)
-    else:
-        problem = build_problem(scores, labels, zd, pi, n, b, method, unseen, bool(calibrated))
     return solve(problem, a, extra)
 
 
