@@ -801,6 +801,65 @@ def _block_cuts(
     return counts, out_tp, out_fp, out_thr, out_number
 
 
+@numba.njit(cache=True, nogil=True)
+def csc_column_cuts(
+    s_rows: NDArray[np.int64],
+    s_vals: NDArray[np.float64],
+    l_rows: NDArray[np.int64],
+    n_obj: int,
+    tp: NDArray[np.int64],
+    fp: NDArray[np.int64],
+    thr: NDArray[np.float64],
+) -> tuple[int, int]:
+    """Every cut of one column of a CSC score matrix holding retrieved entries only.
+
+    ``s_rows``/``s_vals``: the column's retrieved rows (increasing) and scores;
+    ``l_rows``: its positive rows (increasing). Writes into ``tp``, ``fp``, ``thr``
+    (room for the entries + 2): cut 0 empty (+inf), one cut per distinct retrieved score
+    (ties grouped), and, when fewer than ``n_obj`` objects are retrieved, a last cut at
+    -inf taking every object. Returns (number of cuts, positives).
+    """
+    m = l_rows.size
+    # scores of retrieved positives: merge the two sorted row lists
+    pos = np.empty(min(m, s_rows.size), dtype=np.float64)
+    npos = 0
+    ia = 0
+    ib = 0
+    while ia < s_rows.size and ib < m:
+        if s_rows[ia] == l_rows[ib]:
+            pos[npos] = s_vals[ia]
+            npos += 1
+            ia += 1
+            ib += 1
+        elif s_rows[ia] < l_rows[ib]:
+            ia += 1
+        else:
+            ib += 1
+    pos_sorted = np.sort(pos[:npos])
+    vals = np.sort(s_vals)
+    tp[0] = 0
+    fp[0] = 0
+    thr[0] = np.inf
+    c = 1
+    q = 0  # retrieved positives with score >= current value
+    nv = vals.size
+    for t in range(nv - 1, -1, -1):
+        v = vals[t]
+        if t == 0 or vals[t - 1] != v:
+            while q < npos and pos_sorted[npos - 1 - q] >= v:
+                q += 1
+            tp[c] = q
+            fp[c] = (nv - t) - q
+            thr[c] = v
+            c += 1
+    if nv < n_obj:
+        tp[c] = m
+        fp[c] = n_obj - m
+        thr[c] = -np.inf
+        c += 1
+    return c, m
+
+
 @numba.njit(cache=True)
 def _csc_cuts(
     s_ptr: NDArray[np.int64],
@@ -825,9 +884,11 @@ def _csc_cuts(
     # upper bound: empty cut + one per entry (with drop: per positive, and the first
     # non-empty cut) + the all-objects cut
     bound = np.zeros(nk + 1, dtype=np.int64)
+    longest = 0
     for j in range(nk):
         k = cols[j]
         n_entries = s_ptr[k + 1] - s_ptr[k]
+        longest = max(longest, n_entries)
         if drop:
             n_entries = min(n_entries, l_ptr[k + 1] - l_ptr[k] + 1)
         bound[j + 1] = bound[j] + n_entries + 2
@@ -835,54 +896,31 @@ def _csc_cuts(
     fp = np.zeros(bound[nk], dtype=np.int64)
     thr = np.empty(bound[nk], dtype=np.float64)
     number = np.zeros(bound[nk], dtype=np.int64)
+    # one column's every cut, reused
+    col_tp = np.empty(longest + 2, dtype=np.int64)
+    col_fp = np.empty(longest + 2, dtype=np.int64)
+    col_thr = np.empty(longest + 2, dtype=np.float64)
     for j in range(nk):
         k = cols[j]
-        a0, a1 = s_ptr[k], s_ptr[k + 1]
-        b0, b1 = l_ptr[k], l_ptr[k + 1]
-        m = b1 - b0
-        # scores of retrieved positives: merge the two sorted row lists
-        pos = np.empty(min(m, a1 - a0), dtype=np.float64)
-        npos = 0
-        ia, ib = a0, b0
-        while ia < a1 and ib < b1:
-            if s_rows[ia] == l_rows[ib]:
-                pos[npos] = s_vals[ia]
-                npos += 1
-                ia += 1
-                ib += 1
-            elif s_rows[ia] < l_rows[ib]:
-                ia += 1
-            else:
-                ib += 1
-        pos_sorted = np.sort(pos[:npos])
-        vals = np.sort(s_vals[a0:a1])
+        n_cuts, _ = csc_column_cuts(
+            s_rows[s_ptr[k] : s_ptr[k + 1]],
+            s_vals[s_ptr[k] : s_ptr[k + 1]],
+            l_rows[l_ptr[k] : l_ptr[k + 1]],
+            n_obj,
+            col_tp,
+            col_fp,
+            col_thr,
+        )
         c = bound[j]
-        thr[c] = np.inf
-        c += 1
-        q = 0  # retrieved positives with score >= current value
         last = 0
-        ncut = 0
-        nv = vals.size
-        for t in range(nv - 1, -1, -1):
-            v = vals[t]
-            if t == 0 or vals[t - 1] != v:
-                while q < npos and pos_sorted[npos - 1 - q] >= v:
-                    q += 1
-                ncut += 1
-                if not drop or q > last or (keep_first and ncut == 1):
-                    tp[c] = q
-                    fp[c] = (nv - t) - q
-                    thr[c] = v
-                    number[c] = ncut
-                    c += 1
-                    last = q
-        ncut += 1
-        if nv < n_obj and (not drop or m > last or (keep_first and ncut == 1)):
-            tp[c] = m
-            fp[c] = n_obj - m
-            thr[c] = -np.inf
-            number[c] = ncut
-            c += 1
+        for g in range(n_cuts):
+            if g == 0 or not drop or col_tp[g] > last or (keep_first and g == 1):
+                tp[c] = col_tp[g]
+                fp[c] = col_fp[g]
+                thr[c] = col_thr[g]
+                number[c] = g
+                c += 1
+                last = col_tp[g]
         counts[j] = c - bound[j]
     indptr = np.zeros(nk + 1, dtype=np.int64)
     for j in range(nk):
