@@ -160,14 +160,14 @@ def test_screened_cuts_give_exact_what_every_cut_gives(
 
 
 def test_cv_fast_path_equals_the_every_cut_path() -> None:
-    # CSR scores storing every entry (all non-zero) take the every-cut path with the same
-    # rankings; base_rates would not do here: given rates stay fixed across the halves
+    # CSR scores storing every entry (all non-zero): the same rankings, whose halves are
+    # copied and fitted on every cut; base_rates would not do here: given rates stay fixed
+    # across the halves
     s, y = _problem(3, 160, 9, 8)
     s = s - s.min() + 1.0
     grid = (0.0, 1.0, 3.0, 10.0)
     fast = tune(s, y, prior="cv", cv_grid=grid, random_state=2)
     slow = tune(sp.csr_matrix(s), y, prior="cv", cv_grid=grid, random_state=2)
-    assert slow.diagnostics["searched_cuts"] == "every cut"
     np.testing.assert_array_equal(fast.diagnostics["cv_scores"], slow.diagnostics["cv_scores"])
     assert fast.diagnostics["prior"] == slow.diagnostics["prior"]
 
@@ -240,3 +240,42 @@ def test_cv_reports_nan_scores_of_the_whole_input() -> None:
         for kw in ({}, {"base_rates": np.full(4, 0.1)}):  # fast and every-cut paths
             with pytest.raises(ValueError, match="2 NaN"):
                 tune(scores, y, prior="cv", **kw)
+
+
+def _sparse_problem(seed: int, n_obj: int, n_cls: int, share: float) -> tuple[Any, Any]:
+    """Retrieved entries only: each score kept with probability ``share`` (ties too)."""
+    s, y = _problem(seed, n_obj, n_cls, 4)
+    s = s - s.min() + 1.0  # stored entries are non-zero
+    keep = np.random.default_rng(seed + 1).random(s.shape) < share
+    return sp.csr_matrix(np.where(keep, s, 0.0)), y
+
+
+@settings_
+@given(
+    st.tuples(st.integers(0, 10_000), st.integers(2, 120), st.integers(1, 10)),
+    st.sampled_from([0.2, 0.6, 1.0]),
+    st.sampled_from([0.5, 3.0, 10.0]),
+    st.sampled_from([None, 5.0, math.inf]),
+    st.sampled_from([0.0, 1.0, math.nan]),
+)
+def test_sparse_scores_walk_equals_every_cut(
+    problem: tuple[int, int, int], share: float, a: float, n_eval: float | None, zd: float
+) -> None:
+    s, y = _sparse_problem(*problem, share)
+    n = float(y.shape[0]) if n_eval is None else n_eval
+    hull = smoothed_hull_points(s, y, (a,), n_eval=n, zero_division=zd)[0]
+    full = smooth_points(class_points(s, y, zero_division=zd), a, n_eval=n)
+    np.testing.assert_array_equal(np.asarray(hull.full_cut), class_hulls(full).vertex_cut)
+    kw: dict[str, Any] = {"prior": a, "n_eval": n_eval, "zero_division": zd}
+    fast = tune(s, y, **kw)
+    slow = tune(s, y, base_rates=_own_rates(y), **kw)
+    assert fast.diagnostics["searched_cuts"] in ("hull", "screened")
+    assert slow.diagnostics["searched_cuts"] == "every cut"
+    assert fast.diagnostics["smoothed_f"] == pytest.approx(
+        slow.diagnostics["smoothed_f"], abs=1e-12
+    )
+    if not np.array_equal(fast.cuts, slow.cuts):  # only an exact tie may differ
+        f_fast = evaluate_cuts(full, full.local_cuts(fast.cuts), 1.0)[2]
+        assert f_fast == pytest.approx(slow.diagnostics["smoothed_f"], abs=1e-12)
+    else:
+        np.testing.assert_array_equal(fast.thresholds, slow.thresholds)

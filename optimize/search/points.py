@@ -416,7 +416,7 @@ def _as_uint8_01(x: Any, name: str) -> NDArray[np.uint8]:
     return as_binary_labels(x, name).view(np.uint8)
 
 
-def _sparse_scores(scores: Any) -> Any:
+def sparse_scores(scores: Any) -> Any:
     csc = scores.tocsc(copy=True)
     csc.sum_duplicates()
     csc.sort_indices()
@@ -428,7 +428,7 @@ def _sparse_scores(scores: Any) -> Any:
     return csc
 
 
-def _sparse_labels(labels: Any) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+def sparse_labels(labels: Any) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
     if is_sparse(labels):
         csc = labels.tocsc(copy=True)
         csc.sum_duplicates()
@@ -500,8 +500,8 @@ def class_points(
         return drop_dominated(pts) if drop else pts
     full_cut: NDArray[np.int64] | None
     if is_sparse(scores):
-        s = _sparse_scores(scores)
-        l_ptr, l_rows = _sparse_labels(labels)
+        s = sparse_scores(scores)
+        l_ptr, l_rows = sparse_labels(labels)
         sizes = np.diff(l_ptr)
         cols = kept_classes(sizes, empty_classes)
         indptr, tp, fp, thr, full = _csc_cuts(
@@ -607,12 +607,12 @@ def weighted_class_points(
     """
     n_obj, n_cls = matching_shapes(scores, labels)
     total = float(weights.sum())
-    l_ptr, l_rows = _sparse_labels(labels)
+    l_ptr, l_rows = sparse_labels(labels)
     owner = np.repeat(np.arange(n_cls, dtype=np.int64), np.diff(l_ptr))
     support_all = np.bincount(owner, weights=weights[l_rows], minlength=n_cls).astype(np.float64)
     cols = kept_classes(support_all, empty_classes)
     if is_sparse(scores):
-        csc = _sparse_scores(scores)
+        csc = sparse_scores(scores)
         s_ptr, s_rows, s_vals = csc.indptr, csc.indices, csc.data
     else:
         dense = dense_scores(scores)

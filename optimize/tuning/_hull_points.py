@@ -37,14 +37,21 @@ from fmacro.optimize.search._blocks import (
 )
 from fmacro.optimize.search.exact import screen_floors
 from fmacro.optimize.search.hull import upper_chain
-from fmacro.optimize.search.points import ClassPoints
+from fmacro.optimize.search.points import (
+    ClassPoints,
+    csc_column_cuts,
+    sparse_labels,
+    sparse_scores,
+)
 from fmacro.optimize.search.result import ThresholdResult
 from fmacro.optimize.tuning.smoothing import SmoothedPoints, empty_chance, sharing, smoothed_cut
+from fmacro.validation.checks import is_sparse
 
 __all__ = ["smoothed_hull_points", "smoothed_screened_points"]
 
 
 _Outputs = tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.float64], NDArray[np.int64]]
+_Scratch = tuple[NDArray[np.int64], NDArray[np.float64], NDArray[np.float64], NDArray[np.int64]]
 
 
 @numba.njit(cache=True, nogil=True)
@@ -158,6 +165,57 @@ def _cut_values(
 
 
 @numba.njit(cache=True, nogil=True)
+def _emit_hull(
+    tp: NDArray[np.int64],
+    fp: NDArray[np.int64],
+    thr: NDArray[np.float64],
+    c: int,
+    m: int,
+    n_obj: int,
+    priors: NDArray[np.float64],
+    chances: NDArray[np.float64],
+    zd: float,
+    scratch: _Scratch,
+    counts: NDArray[np.int64],
+    col: int,
+    out: _Outputs,
+    o: int,
+) -> tuple[_Outputs, int]:
+    """One class's hull cuts for each prior, appended to ``out`` from entry ``o``.
+
+    ``tp``, ``fp``, ``thr``: the class's ``c`` cuts (m positives); ``counts[g, col]``
+    gets the number of vertices at ``priors[g]``. Returns the buffers and the next entry.
+    """
+    sel, p, r, stack = scratch
+    k = _hull_candidates(tp, fp, c, chances.size, sel)
+    for g_prior in range(priors.size):
+        _smooth_cuts(sel, k, tp, fp, m, n_obj, priors[g_prior], chances, zd, p, r)
+        start, top = upper_chain(p, r, 0, k, stack)
+        out = _room(out, o + top - start)
+        out_tp, out_fp, out_thr, out_number = out
+        for v in range(start, top):
+            g = sel[stack[v]]
+            out_tp[o] = tp[g]
+            out_fp[o] = fp[g]
+            out_thr[o] = thr[g]
+            out_number[o] = g
+            o += 1
+        counts[g_prior, col] = top - start
+    return out, o
+
+
+@numba.njit(cache=True, nogil=True)
+def _new_scratch(size: int) -> _Scratch:
+    """Per-class work arrays: candidate cuts, their p~ and r~, the chain's stack."""
+    return (
+        np.empty(size, dtype=np.int64),
+        np.empty(size, dtype=np.float64),
+        np.empty(size, dtype=np.float64),
+        np.empty(size, dtype=np.int64),
+    )
+
+
+@numba.njit(cache=True, nogil=True)
 def _block_hull_cuts(
     unsorted: NDArray[np.floating],
     y: NDArray[np.bool_],
@@ -168,7 +226,7 @@ def _block_hull_cuts(
 ) -> tuple[
     NDArray[np.int64], NDArray[np.int64], NDArray[np.int64], NDArray[np.float64], NDArray[np.int64]
 ]:
-    """Hull cuts of each row (= class) of a block, for each pseudo-count in ``priors``.
+    """Hull cuts of each row (= class) of a dense block, for each pseudo-count in ``priors``.
 
     Returns ``counts[g, row]`` (hull vertices of the row at ``priors[g]``) and the
     vertices' tp, fp, threshold and cut number, ordered by row, then prior, then along
@@ -177,32 +235,63 @@ def _block_hull_cuts(
     n_rows, n_obj = srt.shape
     counts = np.zeros((priors.size, n_rows), dtype=np.int64)
     out = _new_outputs(8 * n_rows * priors.size + 16)
-    # one class's cuts and smoothed values, reused for every row
+    # one class's cuts and work arrays, reused for every row
     tp = np.empty(n_obj + 1, dtype=np.int64)
     fp = np.empty(n_obj + 1, dtype=np.int64)
     thr = np.empty(n_obj + 1, dtype=np.float64)
-    p = np.empty(n_obj + 1, dtype=np.float64)
-    r = np.empty(n_obj + 1, dtype=np.float64)
-    stack = np.empty(n_obj + 1, dtype=np.int64)
-    sel = np.empty(n_obj + 1, dtype=np.int64)  # the cuts that can be hull vertices
+    scratch = _new_scratch(n_obj + 1)
     chances = _empty_chances(n_obj, n_eval, zd)
     o = 0
     for row in range(n_rows):
         c, m = _class_cuts(unsorted[row], y[row], srt[row], tp, fp, thr)
-        k = _hull_candidates(tp, fp, c, chances.size, sel)
-        for g_prior in range(priors.size):
-            _smooth_cuts(sel, k, tp, fp, m, n_obj, priors[g_prior], chances, zd, p, r)
-            start, top = upper_chain(p, r, 0, k, stack)
-            out = _room(out, o + top - start)
-            out_tp, out_fp, out_thr, out_number = out
-            for v in range(start, top):
-                g = sel[stack[v]]
-                out_tp[o] = tp[g]
-                out_fp[o] = fp[g]
-                out_thr[o] = thr[g]
-                out_number[o] = g
-                o += 1
-            counts[g_prior, row] = top - start
+        out, o = _emit_hull(
+            tp, fp, thr, c, m, n_obj, priors, chances, zd, scratch, counts, row, out, o
+        )
+    return counts, out[0][:o].copy(), out[1][:o].copy(), out[2][:o].copy(), out[3][:o].copy()
+
+
+@numba.njit(cache=True, nogil=True)
+def _csc_hull_cuts(
+    s_ptr: NDArray[np.int64],
+    s_rows: NDArray[np.int64],
+    s_vals: NDArray[np.float64],
+    l_ptr: NDArray[np.int64],
+    l_rows: NDArray[np.int64],
+    cols: NDArray[np.int64],
+    n_obj: int,
+    priors: NDArray[np.float64],
+    n_eval: float,
+    zd: float,
+) -> tuple[
+    NDArray[np.int64], NDArray[np.int64], NDArray[np.int64], NDArray[np.float64], NDArray[np.int64]
+]:
+    """:func:`_block_hull_cuts` for the kept columns ``cols`` of a CSC score matrix
+    holding retrieved entries only (cuts as :func:`class_points` makes them)."""
+    longest = 0
+    for k in cols:
+        longest = max(longest, s_ptr[k + 1] - s_ptr[k])
+    counts = np.zeros((priors.size, cols.size), dtype=np.int64)
+    out = _new_outputs(8 * cols.size * priors.size + 16)
+    tp = np.empty(longest + 2, dtype=np.int64)
+    fp = np.empty(longest + 2, dtype=np.int64)
+    thr = np.empty(longest + 2, dtype=np.float64)
+    scratch = _new_scratch(longest + 2)
+    chances = _empty_chances(n_obj, n_eval, zd)
+    o = 0
+    for j in range(cols.size):
+        k = cols[j]
+        c, m = csc_column_cuts(
+            s_rows[s_ptr[k] : s_ptr[k + 1]],
+            s_vals[s_ptr[k] : s_ptr[k + 1]],
+            l_rows[l_ptr[k] : l_ptr[k + 1]],
+            n_obj,
+            tp,
+            fp,
+            thr,
+        )
+        out, o = _emit_hull(
+            tp, fp, thr, c, m, n_obj, priors, chances, zd, scratch, counts, j, out, o
+        )
     return counts, out[0][:o].copy(), out[1][:o].copy(), out[2][:o].copy(), out[3][:o].copy()
 
 
@@ -265,6 +354,65 @@ def _walk_in(
 
 
 @numba.njit(cache=True, nogil=True)
+def _emit_screened(
+    tp: NDArray[np.int64],
+    fp: NDArray[np.int64],
+    thr: NDArray[np.float64],
+    c: int,
+    m: int,
+    n_obj: int,
+    a: float,
+    chances: NDArray[np.float64],
+    zd: float,
+    ga: float,
+    gc: float,
+    low: float,
+    hull_cut: NDArray[np.int64],
+    scratch: _Scratch,
+    keep: NDArray[np.bool_],
+    out: _Outputs,
+    o: int,
+) -> tuple[_Outputs, int, int]:
+    """One class's cuts that ``exact`` can use, appended to ``out`` from entry ``o``: its
+    hull vertices ``hull_cut`` and the cuts with ``ga p~ + gc r~ >= low``. Inner cuts of a
+    run are smoothed only when one of its ends reaches ``low`` (the value is convex along
+    a run: :func:`_hull_candidates`). Returns the buffers, the next entry, the count."""
+    sel, p, r, _ = scratch
+    n_sel = _hull_candidates(tp, fp, c, chances.size, sel)
+    _smooth_cuts(sel, n_sel, tp, fp, m, n_obj, a, chances, zd, p, r)
+    for g in hull_cut:
+        keep[g] = True
+    for t in range(n_sel):
+        if ga * p[t] + gc * r[t] >= low:
+            keep[sel[t]] = True
+    for t in range(n_sel - 1):
+        # a run's inner cuts: convex values, so those reaching the floor are a prefix and
+        # a suffix of the run, found by walking in from each end that reaches it
+        lo, hi = sel[t], sel[t + 1]
+        if hi == lo + 1:
+            continue
+        if keep[lo]:
+            lo = _walk_in(lo + 1, hi, 1, tp, fp, m, n_obj, a, chances, zd, ga, gc, low, keep)
+        if keep[hi]:
+            _walk_in(hi - 1, lo, -1, tp, fp, m, n_obj, a, chances, zd, ga, gc, low, keep)
+    n_keep = 0
+    for g in range(c):
+        n_keep += keep[g]
+    # grow once per class: a buffer reassigned inside the loop below is several times slower
+    out = _room(out, o + n_keep)
+    out_tp, out_fp, out_thr, out_number = out
+    for g in range(c):
+        if keep[g]:
+            out_tp[o] = tp[g]
+            out_fp[o] = fp[g]
+            out_thr[o] = thr[g]
+            out_number[o] = g
+            o += 1
+            keep[g] = False
+    return out, o, n_keep
+
+
+@numba.njit(cache=True, nogil=True)
 def _block_screened_cuts(
     unsorted: NDArray[np.floating],
     y: NDArray[np.bool_],
@@ -281,61 +429,109 @@ def _block_screened_cuts(
 ) -> tuple[
     NDArray[np.int64], NDArray[np.int64], NDArray[np.int64], NDArray[np.float64], NDArray[np.int64]
 ]:
-    """The cuts of each row that ``exact`` can use at an edge crossing (see
-    :func:`smoothed_screened_points`): the hull vertices ``hull_cut[hull_ptr[k]:hull_ptr[k
-    + 1]]`` of class ``k = first + row`` and the cuts with ``ga p~ + gc r~ >= floor[k]``.
-    Inner cuts of a run are smoothed only when one of its ends reaches the floor (the
-    value is convex along a run: :func:`_hull_candidates`). Returns (cuts per row, tp,
-    fp, threshold, cut number), cuts in order."""
+    """:func:`_emit_screened` for each row of a dense block: class ``k = first + row``
+    with floor ``floor[k]`` and hull vertices ``hull_cut[hull_ptr[k]:hull_ptr[k + 1]]``.
+    Returns (cuts per row, tp, fp, threshold, cut number), cuts in order."""
     n_rows, n_obj = srt.shape
     counts = np.zeros(n_rows, dtype=np.int64)
     out = _new_outputs(8 * n_rows + 16)
     tp = np.empty(n_obj + 1, dtype=np.int64)
     fp = np.empty(n_obj + 1, dtype=np.int64)
     thr = np.empty(n_obj + 1, dtype=np.float64)
-    p = np.empty(n_obj + 1, dtype=np.float64)
-    r = np.empty(n_obj + 1, dtype=np.float64)
-    sel = np.empty(n_obj + 1, dtype=np.int64)
+    scratch = _new_scratch(n_obj + 1)
     keep = np.zeros(n_obj + 1, dtype=np.bool_)
     chances = _empty_chances(n_obj, n_eval, zd)
     o = 0
     for row in range(n_rows):
         k = first + row
         c, m = _class_cuts(unsorted[row], y[row], srt[row], tp, fp, thr)
-        n_sel = _hull_candidates(tp, fp, c, chances.size, sel)
-        _smooth_cuts(sel, n_sel, tp, fp, m, n_obj, a, chances, zd, p, r)
-        for v in range(hull_ptr[k], hull_ptr[k + 1]):
-            keep[hull_cut[v]] = True
-        low = floor[k]
-        for t in range(n_sel):
-            if ga * p[t] + gc * r[t] >= low:
-                keep[sel[t]] = True
-        for t in range(n_sel - 1):
-            # a run's inner cuts: convex values, so those reaching the floor are a prefix
-            # and a suffix of the run, found by walking in from each end that reaches it
-            lo, hi = sel[t], sel[t + 1]
-            if hi == lo + 1:
-                continue
-            if keep[lo]:
-                g = _walk_in(lo + 1, hi, 1, tp, fp, m, n_obj, a, chances, zd, ga, gc, low, keep)
-                lo = g
-            if keep[hi]:
-                _walk_in(hi - 1, lo, -1, tp, fp, m, n_obj, a, chances, zd, ga, gc, low, keep)
-        n_keep = 0
-        for g in range(c):
-            n_keep += keep[g]
-        # grow once per row: a buffer reassigned inside the loop below is several times slower
-        out = _room(out, o + n_keep)
-        out_tp, out_fp, out_thr, out_number = out
-        for g in range(c):
-            if keep[g]:
-                out_tp[o] = tp[g]
-                out_fp[o] = fp[g]
-                out_thr[o] = thr[g]
-                out_number[o] = g
-                o += 1
-                keep[g] = False
-        counts[row] = n_keep
+        vertices = hull_cut[hull_ptr[k] : hull_ptr[k + 1]]
+        out, o, counts[row] = _emit_screened(
+            tp,
+            fp,
+            thr,
+            c,
+            m,
+            n_obj,
+            a,
+            chances,
+            zd,
+            ga,
+            gc,
+            floor[k],
+            vertices,
+            scratch,
+            keep,
+            out,
+            o,
+        )
+    return counts, out[0][:o].copy(), out[1][:o].copy(), out[2][:o].copy(), out[3][:o].copy()
+
+
+@numba.njit(cache=True, nogil=True)
+def _csc_screened_cuts(
+    s_ptr: NDArray[np.int64],
+    s_rows: NDArray[np.int64],
+    s_vals: NDArray[np.float64],
+    l_ptr: NDArray[np.int64],
+    l_rows: NDArray[np.int64],
+    cols: NDArray[np.int64],
+    n_obj: int,
+    a: float,
+    n_eval: float,
+    zd: float,
+    ga: float,
+    gc: float,
+    floor: NDArray[np.float64],
+    hull_ptr: NDArray[np.int64],
+    hull_cut: NDArray[np.int64],
+) -> tuple[
+    NDArray[np.int64], NDArray[np.int64], NDArray[np.int64], NDArray[np.float64], NDArray[np.int64]
+]:
+    """:func:`_block_screened_cuts` for the kept columns ``cols`` of a CSC score matrix."""
+    longest = 0
+    for k in cols:
+        longest = max(longest, s_ptr[k + 1] - s_ptr[k])
+    counts = np.zeros(cols.size, dtype=np.int64)
+    out = _new_outputs(8 * cols.size + 16)
+    tp = np.empty(longest + 2, dtype=np.int64)
+    fp = np.empty(longest + 2, dtype=np.int64)
+    thr = np.empty(longest + 2, dtype=np.float64)
+    scratch = _new_scratch(longest + 2)
+    keep = np.zeros(longest + 2, dtype=np.bool_)
+    chances = _empty_chances(n_obj, n_eval, zd)
+    o = 0
+    for j in range(cols.size):
+        k = cols[j]
+        c, m = csc_column_cuts(
+            s_rows[s_ptr[k] : s_ptr[k + 1]],
+            s_vals[s_ptr[k] : s_ptr[k + 1]],
+            l_rows[l_ptr[k] : l_ptr[k + 1]],
+            n_obj,
+            tp,
+            fp,
+            thr,
+        )
+        vertices = hull_cut[hull_ptr[j] : hull_ptr[j + 1]]
+        out, o, counts[j] = _emit_screened(
+            tp,
+            fp,
+            thr,
+            c,
+            m,
+            n_obj,
+            a,
+            chances,
+            zd,
+            ga,
+            gc,
+            floor[j],
+            vertices,
+            scratch,
+            keep,
+            out,
+            o,
+        )
     return counts, out[0][:o].copy(), out[1][:o].copy(), out[2][:o].copy(), out[3][:o].copy()
 
 
@@ -353,8 +549,9 @@ def smoothed_hull_points(
     Parameters
     ----------
     scores, labels
-        Dense ``(N, n)`` scores and 0/1 labels (as for :func:`optimize.class_points`;
-        classes without positives are left out, NaN/inf refused).
+        ``(N, n)`` scores, dense or a scipy sparse matrix of retrieved entries, and 0/1
+        labels (as for :func:`optimize.class_points`; classes without positives are left
+        out, NaN/inf refused).
     priors
         Checked pseudo-counts a >= 0.
     n_eval
@@ -362,9 +559,10 @@ def smoothed_hull_points(
     zero_division
         Checked precision of the empty cut.
     rows
-        Increasing indices of the objects to use (default all): the points of that
-        subset, without copying it (the inner fits of ``tune(prior="cv")``). ``labels``
-        must then be a checked bool array or CSC matrix (:func:`dense_labels`).
+        Increasing indices of the objects to use (default all; dense scores only): the
+        points of that subset, without copying it (the inner fits of
+        ``tune(prior="cv")``). ``labels`` must then be a checked bool array or CSC matrix
+        (:func:`dense_labels`).
 
     Returns
     -------
@@ -373,23 +571,33 @@ def smoothed_hull_points(
         them among all cuts), base rates the tuning labels' own rates m_k / N.
     """
     n_obj, n_cols = matching_shapes(scores, labels)
-    s = dense_scores(scores)
-    y = dense_labels(labels)
-    if rows is None:
-        sizes = label_sizes(y)
-    else:
-        n_obj = int(rows.size)
-        sizes = label_sizes(y[rows])
-    cols = kept_classes(sizes, "exclude")
     grid = np.asarray(priors, dtype=np.float64)
     zd = float(zero_division)
-    parts = map_blocks(
-        s,
-        y,
-        cols,
-        lambda u, yb, srt, _first: _block_hull_cuts(u, yb, srt, grid, float(n_eval), zd),
-        rows,
-    )
+    if is_sparse(scores):
+        if rows is not None:
+            raise ValueError("rows= is for dense scores")
+        csc, l_ptr, l_rows = _csc_inputs(scores, labels)
+        sizes = np.diff(l_ptr)
+        cols = kept_classes(sizes, "exclude")
+        parts: Sequence[Any] = [
+            _csc_hull_cuts(*csc, l_ptr, l_rows, cols, n_obj, grid, float(n_eval), zd)
+        ]
+    else:
+        s = dense_scores(scores)
+        y = dense_labels(labels)
+        if rows is None:
+            sizes = label_sizes(y)
+        else:
+            n_obj = int(rows.size)
+            sizes = label_sizes(y[rows])
+        cols = kept_classes(sizes, "exclude")
+        parts = map_blocks(
+            s,
+            y,
+            cols,
+            lambda u, yb, srt, _first: _block_hull_cuts(u, yb, srt, grid, float(n_eval), zd),
+            rows,
+        )
     support = sizes[cols]
     rates = support / float(n_obj)
     prior_of = [_prior_of_entries(part[0]) for part in parts]
@@ -434,19 +642,26 @@ def smoothed_screened_points(
     """
     ga, gc, floors = screen_floors(hull, linear, beta)
     a, n_eval, zd = hull.pseudo_count, hull.n_eval, hull.zero_division
-    s = dense_scores(scores)
-    y = dense_labels(labels)
     cols = np.asarray(hull.class_index)
     hull_ptr = np.asarray(hull.indptr)
     hull_cut = np.asarray(hull.full_cut)
-    parts = map_blocks(
-        s,
-        y,
-        cols,
-        lambda u, yb, srt, first: _block_screened_cuts(
-            u, yb, srt, first, a, n_eval, zd, ga, gc, floors, hull_ptr, hull_cut
-        ),
-    )
+    if is_sparse(scores):
+        csc, l_ptr, l_rows = _csc_inputs(scores, labels)
+        n_obj = int(hull.n_samples)
+        parts: Sequence[Any] = [
+            _csc_screened_cuts(
+                *csc, l_ptr, l_rows, cols, n_obj, a, n_eval, zd, ga, gc, floors, hull_ptr, hull_cut
+            )
+        ]
+    else:
+        parts = map_blocks(
+            dense_scores(scores),
+            dense_labels(labels),
+            cols,
+            lambda u, yb, srt, first: _block_screened_cuts(
+                u, yb, srt, first, a, n_eval, zd, ga, gc, floors, hull_ptr, hull_cut
+            ),
+        )
     indptr = np.zeros(cols.size + 1, dtype=np.int64)
     np.cumsum(np.concatenate([part[0] for part in parts]), out=indptr[1:])
     tp, fp, thr, number = (np.concatenate([part[i] for part in parts]) for i in (1, 2, 3, 4))
@@ -470,6 +685,20 @@ def smoothed_screened_points(
         centre_p=np.zeros(0),
         centre_r=np.zeros(0),
     )
+
+
+def _csc_inputs(
+    scores: Any, labels: Any
+) -> tuple[tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.float64]], Any, Any]:
+    """Checked CSC scores (indptr, indices, data) and labels by column, as class_points."""
+    csc = sparse_scores(scores)
+    l_ptr, l_rows = sparse_labels(labels)
+    arrays = (
+        np.asarray(csc.indptr, dtype=np.int64),
+        np.asarray(csc.indices, dtype=np.int64),
+        np.ascontiguousarray(csc.data, dtype=np.float64),
+    )
+    return arrays, l_ptr, l_rows
 
 
 def _prior_of_entries(counts: NDArray[np.int64]) -> NDArray[np.int64]:

@@ -48,7 +48,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from fmacro.optimize._inputs import matching_shapes
-from fmacro.optimize.search.points import ClassPoints, as_points
+from fmacro.optimize.search.points import ClassPoints, as_points, sparse_scores
 from fmacro.optimize.search.result import ThresholdResult
 from fmacro.optimize.tuning._hull_points import smoothed_hull_points
 from fmacro.optimize.tuning._prior_cv import cv_scores
@@ -152,15 +152,17 @@ def tune(
 
     Notes
     -----
-    Cost. With dense scores, the tuning labels' own rates and the default method, one
-    walk of each class's sorted scores computes the smoothed points and keeps only its
-    hull vertices (``searched_cuts == "hull"``): a run of cuts of equal tp is convex in
-    the (r~, p~) plane, so only its ends and the first 40 N / n_eval cuts are smoothed;
+    Cost. With the tuning labels' own rates and the default method, one walk of each
+    class's sorted scores (dense, or a sparse matrix's retrieved entries) computes the
+    smoothed points and keeps only its hull vertices (``searched_cuts == "hull"``): a
+    run of cuts of equal tp is convex in the (r~, p~) plane, so only its ends and the
+    first 40 N / n_eval cuts are smoothed;
     the cost is about that of :func:`optimize.fixed_point` on the same scores. When the
     linearization ends on an edge, a second walk keeps the cuts that can pass the exact
     search's first reduction (``"screened"``), and the exact step runs on them: the same
-    answer as on every cut (tested). Other settings (sparse scores, ``base_rates``,
-    ``calibrated``, other methods, ``points=``) smooth every cut (``"every cut"``).
+    answer as on every cut (tested). Other settings (``base_rates``, ``calibrated``,
+    other methods, ``points=``) smooth every cut (``"every cut"``), as do the inner fits
+    of ``prior="cv"`` on sparse scores.
     The first call compiles the numba kernels (cached on disk after that).
 
     Raises
@@ -203,14 +205,8 @@ def tune(
             raise ValueError(f"cv_repeats must be >= 1, got {cv_repeats}")
         if isinstance(random_state, bool) or not isinstance(random_state, (int, np.integer)):
             raise TypeError(f"random_state must be an int, got {random_state!r}")
-    # the fused hull walk: dense scores, own base rates, the default search
-    fast = (
-        points is None
-        and method == "fixed_point"
-        and pi is None
-        and not calibrated
-        and not is_sparse(scores)
-    )
+    # the fused hull walk: scores (dense or sparse), own base rates, the default search
+    fast = points is None and method == "fixed_point" and pi is None and not calibrated
     # every path but the fast one builds its problem first: bad input is reported for the
     # whole input before the cross-validation splits it
     problem: Problem | None = None
@@ -218,6 +214,8 @@ def tune(
         problem = Problem(raw_pts, None, pi, n, b, method)
     elif not fast:
         problem = build_problem(scores, labels, zd, pi, n, b, method, unseen, bool(calibrated))
+    elif use_cv and is_sparse(scores):
+        sparse_scores(scores)  # checked whole first: the halves would report their own NaNs
     extra: dict[str, Any] = {}
     if use_cv:
         cv = cv_scores(
@@ -233,7 +231,7 @@ def tune(
             method,
             unseen,
             bool(calibrated),
-            fast,
+            fast and not is_sparse(scores),  # the halves are walked in place when dense
         )
         a = grid[int(np.argmax(cv))]
         extra = {"cv_grid": np.asarray(grid), "cv_scores": cv}
