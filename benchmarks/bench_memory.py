@@ -164,6 +164,17 @@ def report(before_path: str, after_path: str) -> str:
         "and another session ran beside these runs, so the *times* of before and after (two",
         "runs at different loads) are indicative only; the memory ratios do not depend on load.",
         "",
+    ]
+    lines += comparison_table(before, after, METHODS)
+    return "\n".join(lines) + "\n"
+
+
+def comparison_table(
+    before: dict[str, Any], after: dict[str, Any], methods: tuple[str, ...]
+) -> list[str]:
+    """The before/after table of ``methods`` over the cases both runs measured, then the
+    load averages of each run; refuses runs that did not measure the same matrices."""
+    lines = [
         "| case | input | method | traced before | traced after | RSS before | RSS after "
         "| time before | time after |",
         "|---|---|---|---|---|---|---|---|---|",
@@ -175,7 +186,7 @@ def report(before_path: str, after_path: str) -> str:
         if b["checksum"] != a["checksum"]:
             raise SystemExit(f"{case}: the two runs did not measure the same matrices")
         size = a["input_bytes"]
-        for method in METHODS:
+        for method in methods:
             mb, ma = b[method], a[method]
             lines.append(
                 f"| {case} | {_fmt_mb(size)} | {method} "
@@ -187,12 +198,12 @@ def report(before_path: str, after_path: str) -> str:
     for case in CASES:
         if case in before and case in after:
             b, a = before[case], after[case]
+            positives = f"; {a['n_positives']:,} positive labels" if "n_positives" in a else ""
             lines.append(
                 f"- {case}: before {b['load']:.2f}/{b['load_after']:.2f}, "
-                f"after {a['load']:.2f}/{a['load_after']:.2f}; "
-                f"{a['n_positives']:,} positive labels"
+                f"after {a['load']:.2f}/{a['load_after']:.2f}{positives}"
             )
-    return "\n".join(lines) + "\n"
+    return lines
 
 
 def main(argv: list[str] | None = None) -> int:

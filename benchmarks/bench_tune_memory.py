@@ -24,7 +24,7 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from bench_memory import CASES, make_case, measure_one  # noqa: E402
+from bench_memory import CASES, comparison_table, make_case, measure_one  # noqa: E402
 
 METHODS = ("fixed_point", "tune")
 
@@ -69,33 +69,8 @@ def report(before_path: str, after_path: str) -> str:
         "RSS counts pages newly resident: memory the process freed after an earlier call",
         "and reuses does not show (hence a near-0 RSS where *traced* is not).",
         "",
-        "| case | input | method | traced before | traced after | RSS before | RSS after "
-        "| time before | time after |",
-        "|---|---|---|---|---|---|---|---|---|",
     ]
-    for case in CASES:
-        if case not in before or case not in after:
-            continue
-        b, a = before[case], after[case]
-        if b["checksum"] != a["checksum"]:
-            raise SystemExit(f"{case}: the two runs did not measure the same matrices")
-        size = a["input_bytes"]
-        for method in METHODS:
-            mb, ma = b[method], a[method]
-            lines.append(
-                f"| {case} | {size / 2**20:,.0f} MB | {method} "
-                f"| {mb['traced'] / size:.2f}x | {ma['traced'] / size:.2f}x "
-                f"| {mb['rss'] / size:.2f}x | {ma['rss'] / size:.2f}x "
-                f"| {mb['seconds']:.2f} s | {ma['seconds']:.2f} s |"
-            )
-    lines += ["", "Load average (1 min) at start/end of each run:", ""]
-    for case in CASES:
-        if case in before and case in after:
-            b, a = before[case], after[case]
-            lines.append(
-                f"- {case}: before {b['load']:.2f}/{b['load_after']:.2f}, "
-                f"after {a['load']:.2f}/{a['load_after']:.2f}"
-            )
+    lines += comparison_table(before, after, METHODS)
     return "\n".join(lines) + "\n"
 
 

@@ -802,23 +802,39 @@ def _block_cuts(
 
 
 @numba.njit(cache=True, nogil=True)
+def longest_column(s_ptr: NDArray[np.int64], cols: NDArray[np.int64]) -> int:
+    """Most entries in one of the columns ``cols`` of a CSC matrix."""
+    longest = 0
+    for k in cols:
+        longest = max(longest, s_ptr[k + 1] - s_ptr[k])
+    return longest
+
+
+@numba.njit(cache=True, nogil=True)
 def csc_column_cuts(
-    s_rows: NDArray[np.int64],
-    s_vals: NDArray[np.float64],
-    l_rows: NDArray[np.int64],
+    s_ptr: NDArray[np.int64],
+    s_rows_all: NDArray[np.int64],
+    s_vals_all: NDArray[np.float64],
+    l_ptr: NDArray[np.int64],
+    l_rows_all: NDArray[np.int64],
+    k: int,
     n_obj: int,
     tp: NDArray[np.int64],
     fp: NDArray[np.int64],
     thr: NDArray[np.float64],
 ) -> tuple[int, int]:
-    """Every cut of one column of a CSC score matrix holding retrieved entries only.
+    """Every cut of column ``k`` of a CSC score matrix holding retrieved entries only.
 
-    ``s_rows``/``s_vals``: the column's retrieved rows (increasing) and scores;
-    ``l_rows``: its positive rows (increasing). Writes into ``tp``, ``fp``, ``thr``
-    (room for the entries + 2): cut 0 empty (+inf), one cut per distinct retrieved score
-    (ties grouped), and, when fewer than ``n_obj`` objects are retrieved, a last cut at
-    -inf taking every object. Returns (number of cuts, positives).
+    ``s_ptr``/``s_rows_all``/``s_vals_all``: the scores' CSC arrays (rows increasing in a
+    column); ``l_ptr``/``l_rows_all``: the positive rows of each column (increasing).
+    Writes into ``tp``, ``fp``, ``thr`` (room for the column's entries + 2): cut 0 empty
+    (+inf), one cut per distinct retrieved score (ties grouped), and, when fewer than
+    ``n_obj`` objects are retrieved, a last cut at -inf taking every object. Returns
+    (number of cuts, positives).
     """
+    s_rows = s_rows_all[s_ptr[k] : s_ptr[k + 1]]
+    s_vals = s_vals_all[s_ptr[k] : s_ptr[k + 1]]
+    l_rows = l_rows_all[l_ptr[k] : l_ptr[k + 1]]
     m = l_rows.size
     # scores of retrieved positives: merge the two sorted row lists
     pos = np.empty(min(m, s_rows.size), dtype=np.float64)
@@ -884,11 +900,9 @@ def _csc_cuts(
     # upper bound: empty cut + one per entry (with drop: per positive, and the first
     # non-empty cut) + the all-objects cut
     bound = np.zeros(nk + 1, dtype=np.int64)
-    longest = 0
     for j in range(nk):
         k = cols[j]
         n_entries = s_ptr[k + 1] - s_ptr[k]
-        longest = max(longest, n_entries)
         if drop:
             n_entries = min(n_entries, l_ptr[k + 1] - l_ptr[k] + 1)
         bound[j + 1] = bound[j] + n_entries + 2
@@ -897,19 +911,14 @@ def _csc_cuts(
     thr = np.empty(bound[nk], dtype=np.float64)
     number = np.zeros(bound[nk], dtype=np.int64)
     # one column's every cut, reused
+    longest = longest_column(s_ptr, cols)
     col_tp = np.empty(longest + 2, dtype=np.int64)
     col_fp = np.empty(longest + 2, dtype=np.int64)
     col_thr = np.empty(longest + 2, dtype=np.float64)
     for j in range(nk):
         k = cols[j]
         n_cuts, _ = csc_column_cuts(
-            s_rows[s_ptr[k] : s_ptr[k + 1]],
-            s_vals[s_ptr[k] : s_ptr[k + 1]],
-            l_rows[l_ptr[k] : l_ptr[k + 1]],
-            n_obj,
-            col_tp,
-            col_fp,
-            col_thr,
+            s_ptr, s_rows, s_vals, l_ptr, l_rows, k, n_obj, col_tp, col_fp, col_thr
         )
         c = bound[j]
         last = 0

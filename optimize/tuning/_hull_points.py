@@ -40,6 +40,7 @@ from fmacro.optimize.search.hull import upper_chain
 from fmacro.optimize.search.points import (
     ClassPoints,
     csc_column_cuts,
+    longest_column,
     sparse_labels,
     sparse_scores,
 )
@@ -76,6 +77,7 @@ def _room(out: _Outputs, need: int) -> _Outputs:
 
 @numba.njit(cache=True, nogil=True)
 def _new_outputs(size: int) -> _Outputs:
+    """(tp, fp, threshold, cut number) buffers of ``size`` entries."""
     return (
         np.empty(size, dtype=np.int64),
         np.empty(size, dtype=np.int64),
@@ -235,10 +237,7 @@ def _block_hull_cuts(
     n_rows, n_obj = srt.shape
     counts = np.zeros((priors.size, n_rows), dtype=np.int64)
     out = _new_outputs(8 * n_rows * priors.size + 16)
-    # one class's cuts and work arrays, reused for every row
-    tp = np.empty(n_obj + 1, dtype=np.int64)
-    fp = np.empty(n_obj + 1, dtype=np.int64)
-    thr = np.empty(n_obj + 1, dtype=np.float64)
+    tp, fp, thr, _ = _new_outputs(n_obj + 1)  # one class's cuts
     scratch = _new_scratch(n_obj + 1)
     chances = _empty_chances(n_obj, n_eval, zd)
     o = 0
@@ -267,28 +266,16 @@ def _csc_hull_cuts(
 ]:
     """:func:`_block_hull_cuts` for the kept columns ``cols`` of a CSC score matrix
     holding retrieved entries only (cuts as :func:`class_points` makes them)."""
-    longest = 0
-    for k in cols:
-        longest = max(longest, s_ptr[k + 1] - s_ptr[k])
+    longest = longest_column(s_ptr, cols)
     counts = np.zeros((priors.size, cols.size), dtype=np.int64)
     out = _new_outputs(8 * cols.size * priors.size + 16)
-    tp = np.empty(longest + 2, dtype=np.int64)
-    fp = np.empty(longest + 2, dtype=np.int64)
-    thr = np.empty(longest + 2, dtype=np.float64)
+    tp, fp, thr, _ = _new_outputs(longest + 2)  # one column's cuts
     scratch = _new_scratch(longest + 2)
     chances = _empty_chances(n_obj, n_eval, zd)
     o = 0
     for j in range(cols.size):
         k = cols[j]
-        c, m = csc_column_cuts(
-            s_rows[s_ptr[k] : s_ptr[k + 1]],
-            s_vals[s_ptr[k] : s_ptr[k + 1]],
-            l_rows[l_ptr[k] : l_ptr[k + 1]],
-            n_obj,
-            tp,
-            fp,
-            thr,
-        )
+        c, m = csc_column_cuts(s_ptr, s_rows, s_vals, l_ptr, l_rows, k, n_obj, tp, fp, thr)
         out, o = _emit_hull(
             tp, fp, thr, c, m, n_obj, priors, chances, zd, scratch, counts, j, out, o
         )
@@ -435,9 +422,7 @@ def _block_screened_cuts(
     n_rows, n_obj = srt.shape
     counts = np.zeros(n_rows, dtype=np.int64)
     out = _new_outputs(8 * n_rows + 16)
-    tp = np.empty(n_obj + 1, dtype=np.int64)
-    fp = np.empty(n_obj + 1, dtype=np.int64)
-    thr = np.empty(n_obj + 1, dtype=np.float64)
+    tp, fp, thr, _ = _new_outputs(n_obj + 1)  # one class's cuts
     scratch = _new_scratch(n_obj + 1)
     keep = np.zeros(n_obj + 1, dtype=np.bool_)
     chances = _empty_chances(n_obj, n_eval, zd)
@@ -489,29 +474,17 @@ def _csc_screened_cuts(
     NDArray[np.int64], NDArray[np.int64], NDArray[np.int64], NDArray[np.float64], NDArray[np.int64]
 ]:
     """:func:`_block_screened_cuts` for the kept columns ``cols`` of a CSC score matrix."""
-    longest = 0
-    for k in cols:
-        longest = max(longest, s_ptr[k + 1] - s_ptr[k])
+    longest = longest_column(s_ptr, cols)
     counts = np.zeros(cols.size, dtype=np.int64)
     out = _new_outputs(8 * cols.size + 16)
-    tp = np.empty(longest + 2, dtype=np.int64)
-    fp = np.empty(longest + 2, dtype=np.int64)
-    thr = np.empty(longest + 2, dtype=np.float64)
+    tp, fp, thr, _ = _new_outputs(longest + 2)  # one column's cuts
     scratch = _new_scratch(longest + 2)
     keep = np.zeros(longest + 2, dtype=np.bool_)
     chances = _empty_chances(n_obj, n_eval, zd)
     o = 0
     for j in range(cols.size):
         k = cols[j]
-        c, m = csc_column_cuts(
-            s_rows[s_ptr[k] : s_ptr[k + 1]],
-            s_vals[s_ptr[k] : s_ptr[k + 1]],
-            l_rows[l_ptr[k] : l_ptr[k + 1]],
-            n_obj,
-            tp,
-            fp,
-            thr,
-        )
+        c, m = csc_column_cuts(s_ptr, s_rows, s_vals, l_ptr, l_rows, k, n_obj, tp, fp, thr)
         vertices = hull_cut[hull_ptr[j] : hull_ptr[j + 1]]
         out, o, counts[j] = _emit_screened(
             tp,
