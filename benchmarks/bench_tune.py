@@ -722,6 +722,51 @@ def timing_section() -> list[str]:
             s, y = z["s_tune"], z["y_tune"]
         title = f"### The same on Corel5k's out-of-fold ridge scores ({s.shape[0]} x {s.shape[1]})"
         rows += _timing_table(s, y, title, {})
+    return rows + _sparse_section()
+
+
+def _sparse_section() -> list[str]:
+    """tune's walk on sparse scores against fixed_point and tune smoothing every cut."""
+    import tracemalloc
+
+    rng = np.random.default_rng(0)
+    n_obj, n_cls, density = 20_000, 5_000, 0.02
+    s = sp.random(
+        n_obj,
+        n_cls,
+        density=density,
+        format="csr",
+        random_state=1,
+        data_rvs=lambda k: np.round(rng.random(k), 3) + 0.001,  # ties, as rounded outputs
+    )
+    rates = np.minimum(0.2, 0.05 / np.arange(1, n_cls + 1) ** 0.5)
+    y = sp.csr_matrix(rng.random((n_obj, n_cls)) < rates)
+    own = np.asarray(y.sum(axis=0)).ravel() / n_obj  # given: takes the every-cut path
+    fns = {
+        "fixed_point": lambda: fixed_point(s, y),
+        "tune": lambda: tune(s, y),
+        "tune, every cut (base_rates = own rates)": lambda: tune(s, y, base_rates=own),
+    }
+    t = measure_interleaved(fns, repeats=7, warmup=1)
+    size = s.data.nbytes + s.indices.nbytes + s.indptr.nbytes
+    rows = [
+        f"### Sparse scores ({n_obj} x {n_cls}, {density:.0%} retrieved, CSR)",
+        "",
+        "Interleaved medians of 7 runs; traced peak (tracemalloc) of one call over the CSR "
+        f"scores' {size / 2**20:.0f} MB.",
+        "",
+        "| method | median | ratio to fixed_point | traced peak / scores |",
+        "| --- | ---: | ---: | ---: |",
+    ]
+    for k, fn in fns.items():
+        tracemalloc.start()
+        start = tracemalloc.get_traced_memory()[0]
+        fn()
+        peak = tracemalloc.get_traced_memory()[1] - start
+        tracemalloc.stop()
+        ratio = t[k].median / t["fixed_point"].median
+        rows.append(f"| {k} | {t[k].median * 1000:.0f} ms | {ratio:.2f}x | {peak / size:.2f}x |")
+    rows.append("")
     return rows
 
 
