@@ -25,7 +25,11 @@ from fmacro.optimize.search.fixed_point import fixed_point
 from fmacro.optimize.search.hull import class_hulls
 from fmacro.optimize.search.points import class_points
 from fmacro.optimize.search.result import evaluate_cuts
-from fmacro.optimize.tuning._hull_points import smoothed_hull_points, smoothed_screened_points
+from fmacro.optimize.tuning._hull_points import (
+    smoothed_hull_points,
+    smoothed_screened_points,
+    walk_inputs,
+)
 from fmacro.optimize.tuning.smoothing import smooth_points
 from fmacro.optimize.tuning.tune import tune
 
@@ -63,7 +67,7 @@ def test_hull_walk_gives_the_hulls_of_every_smoothed_cut(
     s, y = _problem(*problem)
     n = float(s.shape[0]) if n_eval is None else n_eval
     full = smooth_points(class_points(s, y, zero_division=zd), a, n_eval=n)
-    hull = smoothed_hull_points(s, y, (a,), n_eval=n, zero_division=zd)[0]
+    hull = smoothed_hull_points(walk_inputs(s, y), (a,), n_eval=n, zero_division=zd)[0]
     ref = class_hulls(full)
     got = class_hulls(hull)
     np.testing.assert_array_equal(got.vertex_indptr, ref.vertex_indptr)
@@ -147,9 +151,9 @@ def test_screened_cuts_give_exact_what_every_cut_gives(
 ) -> None:
     s, y = _problem(*problem)
     n = float(s.shape[0]) if n_eval is None else n_eval
-    hull = smoothed_hull_points(s, y, (a,), n_eval=n, zero_division=0.0)[0]
+    hull = smoothed_hull_points(walk_inputs(s, y), (a,), n_eval=n, zero_division=0.0)[0]
     linear = fixed_point(points=hull, exact=False)
-    screened = smoothed_screened_points(s, y, hull, linear, 1.0)
+    screened = smoothed_screened_points(walk_inputs(s, y), hull, linear, 1.0)
     full = smooth_points(class_points(s, y), a, n_eval=n)
     got = fixed_point(points=screened)
     ref = fixed_point(points=full)
@@ -175,9 +179,9 @@ def test_cv_fast_path_equals_the_every_cut_path() -> None:
 def test_one_walk_for_a_grid_equals_one_walk_per_prior() -> None:
     s, y = _problem(11, 90, 7, 4)
     grid = (0.0, 1.0, 3.0, 30.0)
-    together = smoothed_hull_points(s, y, grid, n_eval=90.0, zero_division=0.0)
+    together = smoothed_hull_points(walk_inputs(s, y), grid, n_eval=90.0, zero_division=0.0)
     for a, pts in zip(grid, together, strict=True):
-        alone = smoothed_hull_points(s, y, (a,), n_eval=90.0, zero_division=0.0)[0]
+        alone = smoothed_hull_points(walk_inputs(s, y), (a,), n_eval=90.0, zero_division=0.0)[0]
         np.testing.assert_array_equal(pts.indptr, alone.indptr)
         np.testing.assert_array_equal(pts.full_cut, alone.full_cut)
         np.testing.assert_array_equal(pts.precision, alone.precision)
@@ -263,7 +267,7 @@ def test_sparse_scores_walk_equals_every_cut(
 ) -> None:
     s, y = _sparse_problem(*problem, share)
     n = float(y.shape[0]) if n_eval is None else n_eval
-    hull = smoothed_hull_points(s, y, (a,), n_eval=n, zero_division=zd)[0]
+    hull = smoothed_hull_points(walk_inputs(s, y), (a,), n_eval=n, zero_division=zd)[0]
     full = smooth_points(class_points(s, y, zero_division=zd), a, n_eval=n)
     np.testing.assert_array_equal(np.asarray(hull.full_cut), class_hulls(full).vertex_cut)
     kw: dict[str, Any] = {"prior": a, "n_eval": n_eval, "zero_division": zd}

@@ -802,6 +802,37 @@ def _block_cuts(
 
 
 @numba.njit(cache=True, nogil=True)
+def sorted_cuts(
+    vals: NDArray[np.floating],
+    pos: NDArray[np.floating],
+    tp: NDArray[np.int64],
+    fp: NDArray[np.int64],
+    thr: NDArray[np.float64],
+) -> int:
+    """The cuts of one class from its scores ascending (``vals``) and its positives'
+    scores ascending (``pos``, a sub-multiset of ``vals``): cut 0 empty (+inf), then one
+    per distinct score from the top (ties grouped), into ``tp``, ``fp``, ``thr``. Returns
+    the number of cuts."""
+    tp[0] = 0
+    fp[0] = 0
+    thr[0] = np.inf
+    c = 1
+    q = 0  # positives with score >= the current value
+    nv = vals.size
+    npos = pos.size
+    for t in range(nv - 1, -1, -1):
+        v = vals[t]
+        if t == 0 or vals[t - 1] != v:
+            while q < npos and pos[npos - 1 - q] >= v:
+                q += 1
+            tp[c] = q
+            fp[c] = (nv - t) - q
+            thr[c] = v
+            c += 1
+    return c
+
+
+@numba.njit(cache=True, nogil=True)
 def longest_column(s_ptr: NDArray[np.int64], cols: NDArray[np.int64]) -> int:
     """Most entries in one of the columns ``cols`` of a CSC matrix."""
     longest = 0
@@ -851,23 +882,8 @@ def csc_column_cuts(
             ia += 1
         else:
             ib += 1
-    pos_sorted = np.sort(pos[:npos])
-    vals = np.sort(s_vals)
-    tp[0] = 0
-    fp[0] = 0
-    thr[0] = np.inf
-    c = 1
-    q = 0  # retrieved positives with score >= current value
-    nv = vals.size
-    for t in range(nv - 1, -1, -1):
-        v = vals[t]
-        if t == 0 or vals[t - 1] != v:
-            while q < npos and pos_sorted[npos - 1 - q] >= v:
-                q += 1
-            tp[c] = q
-            fp[c] = (nv - t) - q
-            thr[c] = v
-            c += 1
+    nv = s_vals.size
+    c = sorted_cuts(np.sort(s_vals), np.sort(pos[:npos]), tp, fp, thr)
     if nv < n_obj:
         tp[c] = m
         fp[c] = n_obj - m

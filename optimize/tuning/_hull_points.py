@@ -23,6 +23,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+import attrs
 import numba
 import numpy as np
 from numpy.typing import NDArray
@@ -41,6 +42,7 @@ from fmacro.optimize.search.points import (
     ClassPoints,
     csc_column_cuts,
     longest_column,
+    sorted_cuts,
     sparse_labels,
     sparse_scores,
 )
@@ -48,7 +50,7 @@ from fmacro.optimize.search.result import ThresholdResult
 from fmacro.optimize.tuning.smoothing import SmoothedPoints, empty_chance, sharing, smoothed_cut
 from fmacro.validation.checks import is_sparse
 
-__all__ = ["smoothed_hull_points", "smoothed_screened_points"]
+__all__ = ["WalkInputs", "smoothed_hull_points", "smoothed_screened_points", "walk_inputs"]
 
 
 _Outputs = tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.float64], NDArray[np.int64]]
@@ -95,26 +97,10 @@ def _class_cuts(
     fp: NDArray[np.int64],
     thr: NDArray[np.float64],
 ) -> tuple[int, int]:
-    """Every cut of one class (as ``optimize.search.points._block_cuts``: ties grouped,
-    cut 0 empty) into ``tp``, ``fp``, ``thr``; returns (number of cuts, positives)."""
-    n_obj = srt.size
+    """Every cut of one dense class (``srt``: its scores ascending) into ``tp``, ``fp``,
+    ``thr``, as :func:`optimize.class_points` makes them; returns (cuts, positives)."""
     pos = sorted_positives(scores, labels)
-    m = pos.size
-    tp[0] = 0
-    fp[0] = 0
-    thr[0] = np.inf
-    c = 1
-    t = 0
-    for i in range(n_obj - 1, -1, -1):
-        v = srt[i]
-        if i == 0 or srt[i - 1] != v:
-            while t < m and pos[m - 1 - t] >= v:
-                t += 1
-            tp[c] = t
-            fp[c] = (n_obj - i) - t
-            thr[c] = v
-            c += 1
-    return c, m
+    return sorted_cuts(srt, pos, tp, fp, thr), pos.size
 
 
 @numba.njit(cache=True, nogil=True)
@@ -508,9 +494,42 @@ def _csc_screened_cuts(
     return counts, out[0][:o].copy(), out[1][:o].copy(), out[2][:o].copy(), out[3][:o].copy()
 
 
+@attrs.frozen(eq=False)
+class WalkInputs:
+    """Scores and labels checked once, in the form the walks read.
+
+    Built by :func:`walk_inputs`; a fit and its edge walk, and every half of
+    ``prior="cv"``, share one instead of converting the input each time. Dense: ``scores``
+    (:func:`dense_scores`, not copied) and ``labels`` (a bool array or a checked CSC
+    matrix, :func:`dense_labels`). Sparse scores: ``csc`` (indptr, indices, data of the
+    checked CSC scores, NaN/inf refused) and ``label_columns`` (positive rows by column).
+    """
+
+    n_obj: int
+    n_cols: int
+    scores: Any = None
+    labels: Any = None
+    csc: tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.float64]] | None = None
+    label_columns: tuple[NDArray[np.int64], NDArray[np.int64]] | None = None
+
+
+def walk_inputs(scores: Any, labels: Any) -> WalkInputs:
+    """``scores`` (dense, or a scipy sparse matrix of retrieved entries) and 0/1 ``labels``,
+    checked as :func:`optimize.class_points` checks them, for the walks below."""
+    n_obj, n_cols = matching_shapes(scores, labels)
+    if not is_sparse(scores):
+        return WalkInputs(n_obj, n_cols, dense_scores(scores), dense_labels(labels))
+    csc = sparse_scores(scores)
+    arrays = (
+        np.asarray(csc.indptr, dtype=np.int64),
+        np.asarray(csc.indices, dtype=np.int64),
+        np.ascontiguousarray(csc.data, dtype=np.float64),
+    )
+    return WalkInputs(n_obj, n_cols, csc=arrays, label_columns=sparse_labels(labels))
+
+
 def smoothed_hull_points(
-    scores: Any,
-    labels: Any,
+    inputs: WalkInputs,
     priors: Sequence[float],
     *,
     n_eval: float,
@@ -521,10 +540,9 @@ def smoothed_hull_points(
 
     Parameters
     ----------
-    scores, labels
-        ``(N, n)`` scores, dense or a scipy sparse matrix of retrieved entries, and 0/1
-        labels (as for :func:`optimize.class_points`; classes without positives are left
-        out, NaN/inf refused).
+    inputs
+        The scores and labels (:func:`walk_inputs`); classes without positives are left
+        out, NaN/inf scores refused.
     priors
         Checked pseudo-counts a >= 0.
     n_eval
@@ -534,8 +552,7 @@ def smoothed_hull_points(
     rows
         Increasing indices of the objects to use (default all; dense scores only): the
         points of that subset, without copying it (the inner fits of
-        ``tune(prior="cv")``). ``labels`` must then be a checked bool array or CSC matrix
-        (:func:`dense_labels`).
+        ``tune(prior="cv")``).
 
     Returns
     -------
@@ -543,21 +560,20 @@ def smoothed_hull_points(
         For each prior: points whose cuts are the hull vertices (``full_cut`` numbers
         them among all cuts), base rates the tuning labels' own rates m_k / N.
     """
-    n_obj, n_cols = matching_shapes(scores, labels)
+    n_obj, n_cols = inputs.n_obj, inputs.n_cols
     grid = np.asarray(priors, dtype=np.float64)
     zd = float(zero_division)
-    if is_sparse(scores):
+    if inputs.csc is not None and inputs.label_columns is not None:
         if rows is not None:
             raise ValueError("rows= is for dense scores")
-        csc, l_ptr, l_rows = _csc_inputs(scores, labels)
+        l_ptr, l_rows = inputs.label_columns
         sizes = np.diff(l_ptr)
         cols = kept_classes(sizes, "exclude")
         parts: Sequence[Any] = [
-            _csc_hull_cuts(*csc, l_ptr, l_rows, cols, n_obj, grid, float(n_eval), zd)
+            _csc_hull_cuts(*inputs.csc, l_ptr, l_rows, cols, n_obj, grid, float(n_eval), zd)
         ]
     else:
-        s = dense_scores(scores)
-        y = dense_labels(labels)
+        s, y = inputs.scores, inputs.labels
         if rows is None:
             sizes = label_sizes(y)
         else:
@@ -597,17 +613,16 @@ def smoothed_hull_points(
 
 
 def smoothed_screened_points(
-    scores: Any,
-    labels: Any,
+    inputs: WalkInputs,
     hull: SmoothedPoints,
     linear: ThresholdResult,
     beta: float,
 ) -> SmoothedPoints:
     """The cuts :func:`optimize.exact` needs after ``linear`` ended on an edge.
 
-    ``hull`` comes from :func:`smoothed_hull_points` on the same ``scores``/``labels``
-    and ``linear`` is ``fixed_point(points=hull, exact=False)``. One more walk keeps, per
-    class, the hull vertices and the cuts that can pass exact's first reduction
+    ``hull`` comes from :func:`smoothed_hull_points` on the same ``inputs`` and ``linear``
+    is ``fixed_point(points=hull, exact=False)``. One more walk keeps, per class, the
+    hull vertices and the cuts that can pass exact's first reduction
     (:func:`optimize.exact.screen_floors`), so ``fixed_point`` with its exact step finds
     the same optimum on these points as on every cut. (Its linearization's per-class
     candidate is taken over these cuts only; it serves as an incumbent, so at worst an
@@ -618,18 +633,29 @@ def smoothed_screened_points(
     cols = np.asarray(hull.class_index)
     hull_ptr = np.asarray(hull.indptr)
     hull_cut = np.asarray(hull.full_cut)
-    if is_sparse(scores):
-        csc, l_ptr, l_rows = _csc_inputs(scores, labels)
-        n_obj = int(hull.n_samples)
+    if inputs.csc is not None and inputs.label_columns is not None:
+        l_ptr, l_rows = inputs.label_columns
         parts: Sequence[Any] = [
             _csc_screened_cuts(
-                *csc, l_ptr, l_rows, cols, n_obj, a, n_eval, zd, ga, gc, floors, hull_ptr, hull_cut
+                *inputs.csc,
+                l_ptr,
+                l_rows,
+                cols,
+                inputs.n_obj,
+                a,
+                n_eval,
+                zd,
+                ga,
+                gc,
+                floors,
+                hull_ptr,
+                hull_cut,
             )
         ]
     else:
         parts = map_blocks(
-            dense_scores(scores),
-            dense_labels(labels),
+            inputs.scores,
+            inputs.labels,
             cols,
             lambda u, yb, srt, first: _block_screened_cuts(
                 u, yb, srt, first, a, n_eval, zd, ga, gc, floors, hull_ptr, hull_cut
@@ -658,20 +684,6 @@ def smoothed_screened_points(
         centre_p=np.zeros(0),
         centre_r=np.zeros(0),
     )
-
-
-def _csc_inputs(
-    scores: Any, labels: Any
-) -> tuple[tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.float64]], Any, Any]:
-    """Checked CSC scores (indptr, indices, data) and labels by column, as class_points."""
-    csc = sparse_scores(scores)
-    l_ptr, l_rows = sparse_labels(labels)
-    arrays = (
-        np.asarray(csc.indptr, dtype=np.int64),
-        np.asarray(csc.indices, dtype=np.int64),
-        np.ascontiguousarray(csc.data, dtype=np.float64),
-    )
-    return arrays, l_ptr, l_rows
 
 
 def _prior_of_entries(counts: NDArray[np.int64]) -> NDArray[np.int64]:

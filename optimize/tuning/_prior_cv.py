@@ -16,9 +16,9 @@ from numpy.typing import NDArray
 
 from fmacro.optimize._inputs import as_binary_labels, label_rows, matching_shapes
 from fmacro.optimize.evaluation import predicted_counts, row_threshold_counts
-from fmacro.optimize.search._blocks import check_dense_scores, dense_labels, dense_scores
+from fmacro.optimize.search._blocks import check_dense_scores
 from fmacro.optimize.search.points import class_points
-from fmacro.optimize.tuning._hull_points import smoothed_hull_points
+from fmacro.optimize.tuning._hull_points import WalkInputs, smoothed_hull_points
 from fmacro.optimize.tuning._solve import (
     Problem,
     fit_thresholds,
@@ -44,20 +44,24 @@ def cv_scores(
     method: str,
     unseen: str,
     calibrated: bool,
-    fast: bool = False,
+    inputs: WalkInputs | None = None,
 ) -> NDArray[np.float64]:
     """Mean held-out plain F-macro of each grid value over ``repeats`` x 2 folds.
 
     Each half is fitted at every grid value and scored by counting its predictions on the
-    other half (the same counts as that half's cut at each threshold). On the fast path
-    (dense scores, own base rates, the default method) one walk of a half's rows, read in
-    place, gives its hull cuts for the whole grid; otherwise the halves are copied and
-    their every cut built.
+    other half (the same counts as that half's cut at each threshold). Given the fast
+    path's checked ``inputs`` (own base rates, the default method) of dense scores, one
+    walk of a half's rows, read in place, gives its hull cuts for the whole grid;
+    otherwise the halves are copied and their every cut built.
     """
     n_obj = matching_shapes(scores, labels)[0]
     if n_obj < 4:
         raise ValueError(f"prior='cv' needs at least 4 tuning rows, got {n_obj}")
-    data: _Halves = _InPlace(scores, labels) if fast else _Copied(scores, labels)
+    data: _Halves
+    if inputs is not None and inputs.csc is None:
+        data = _InPlace(inputs)
+    else:
+        data = _Copied(scores, labels)
     fit = _Fit(grid, zd, pi, b, method, unseen, calibrated)
     rng = np.random.default_rng(seed)
     total = np.zeros(len(grid))
@@ -114,16 +118,17 @@ class _Halves(Protocol):
 class _InPlace:
     """The fast path: halves are index arrays into the checked scores and labels."""
 
-    def __init__(self, scores: Any, labels: Any) -> None:
-        self.scores = dense_scores(scores)
+    def __init__(self, inputs: WalkInputs) -> None:
+        self.inputs = inputs
+        self.scores = inputs.scores
         # checked whole here: the walks of the halves would report a half's NaNs only
         check_dense_scores(self.scores)
-        self.labels = dense_labels(labels)  # bool array or checked CSC matrix
+        self.labels = inputs.labels  # bool array or checked CSC matrix
 
     def fits(self, rows: NDArray[np.int64], n: float, fit: _Fit) -> list[Problem]:
         """One problem per grid value from one walk of ``rows`` (no exact steps)."""
         hulls = smoothed_hull_points(
-            self.scores, self.labels, fit.grid, n_eval=n, zero_division=fit.zd, rows=rows
+            self.inputs, fit.grid, n_eval=n, zero_division=fit.zd, rows=rows
         )
         missing = missing_columns(hulls[0])
         wanted = fit.unseen == "prior" and missing.size

@@ -21,7 +21,7 @@ from fmacro.optimize.search.exact import exact
 from fmacro.optimize.search.fixed_point import fixed_point
 from fmacro.optimize.search.points import ClassPoints, class_points
 from fmacro.optimize.search.result import ThresholdResult
-from fmacro.optimize.tuning._hull_points import smoothed_screened_points
+from fmacro.optimize.tuning._hull_points import WalkInputs, smoothed_screened_points
 from fmacro.optimize.tuning.etu import model_centres
 from fmacro.optimize.tuning.smoothing import SmoothedPoints, smooth_points
 from fmacro.validation.checks import is_sparse
@@ -52,8 +52,8 @@ class Problem:
     centres: Any = None  # (centre_p, centre_r) per cut of raw, when calibrated
     # raw holds the SmoothedPoints of smoothed_hull_points at this prior (the fast path)
     hull_prior: float | None = None
-    # the fast path's (scores, labels), walked again at an edge crossing
-    source: tuple[Any, Any] | None = None
+    # the fast path's checked input, walked again at an edge crossing
+    source: WalkInputs | None = None
     # the columns whose scores ``unseen`` holds (those without tuning positives)
     unseen_columns: Any = None
     # False: method "fixed_point" stops at the linearization (the inner fits of "cv")
@@ -108,10 +108,14 @@ def problem_from_points(
     return Problem(raw, sub, pi, n, b, method, calibrated, centres, unseen_columns=missing)
 
 
-def hull_problem(hull: SmoothedPoints, scores: Any, labels: Any, b: float, unseen: str) -> Problem:
-    """The fast path's problem: ``hull`` from :func:`smoothed_hull_points`."""
+def hull_problem(
+    hull: SmoothedPoints, scores: Any, inputs: WalkInputs, b: float, unseen: str
+) -> Problem:
+    """The fast path's problem: ``hull`` from :func:`smoothed_hull_points` on ``inputs``
+    (the checked form of ``scores``, whose columns without positives the rule for unseen
+    classes reads)."""
     base = problem_from_points(hull, scores, None, hull.n_eval, b, "fixed_point", unseen)
-    return attrs.evolve(base, hull_prior=hull.pseudo_count, source=(scores, labels))
+    return attrs.evolve(base, hull_prior=hull.pseudo_count, source=inputs)
 
 
 def _search(points: SmoothedPoints, method: str, b: float, exact_step: bool) -> ThresholdResult:
@@ -146,8 +150,7 @@ def smoothed_search(
             return raw, raw, inner, "hull"
         if problem.source is None:
             raise AssertionError("an exact step on hull points needs their scores and labels")
-        scores, labels = problem.source
-        screened = smoothed_screened_points(scores, labels, raw, inner, b)
+        screened = smoothed_screened_points(problem.source, raw, inner, b)
         return screened, screened, _search(screened, "fixed_point", b, True), "screened"
     sm = smooth_points(
         raw, a, base_rates=problem.base_rates, n_eval=problem.n_eval, centres=problem.centres

@@ -48,9 +48,9 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from fmacro.optimize._inputs import matching_shapes
-from fmacro.optimize.search.points import ClassPoints, as_points, sparse_scores
+from fmacro.optimize.search.points import ClassPoints, as_points
 from fmacro.optimize.search.result import ThresholdResult
-from fmacro.optimize.tuning._hull_points import smoothed_hull_points
+from fmacro.optimize.tuning._hull_points import smoothed_hull_points, walk_inputs
 from fmacro.optimize.tuning._prior_cv import cv_scores
 from fmacro.optimize.tuning._solve import Problem, build_problem, hull_problem, solve
 from fmacro.optimize.tuning.smoothing import (
@@ -59,7 +59,7 @@ from fmacro.optimize.tuning.smoothing import (
     check_n_eval,
     check_pseudo_count,
 )
-from fmacro.validation.checks import check_beta, check_zero_division, is_sparse
+from fmacro.validation.checks import check_beta, check_zero_division
 
 __all__ = ["DEFAULT_CV_GRID", "tune"]
 
@@ -210,12 +210,13 @@ def tune(
     # every path but the fast one builds its problem first: bad input is reported for the
     # whole input before the cross-validation splits it
     problem: Problem | None = None
+    inputs = None  # the fast path's checked input, shared by its walks
     if points is not None:
         problem = Problem(raw_pts, None, pi, n, b, method)
     elif not fast:
         problem = build_problem(scores, labels, zd, pi, n, b, method, unseen, bool(calibrated))
-    elif use_cv and is_sparse(scores):
-        sparse_scores(scores)  # checked whole first: the halves would report their own NaNs
+    else:
+        inputs = walk_inputs(scores, labels)
     extra: dict[str, Any] = {}
     if use_cv:
         cv = cv_scores(
@@ -231,13 +232,15 @@ def tune(
             method,
             unseen,
             bool(calibrated),
-            fast and not is_sparse(scores),  # the halves are walked in place when dense
+            inputs,
         )
         a = grid[int(np.argmax(cv))]
         extra = {"cv_grid": np.asarray(grid), "cv_scores": cv}
-    if problem is None:  # the fast path: the hull cuts at the pseudo-count chosen
-        hull = smoothed_hull_points(scores, labels, (a,), n_eval=n, zero_division=zd)[0]
-        problem = hull_problem(hull, scores, labels, b, unseen)
+    if problem is None and inputs is not None:  # the fast path: the hull cuts at the a chosen
+        hull = smoothed_hull_points(inputs, (a,), n_eval=n, zero_division=zd)[0]
+        problem = hull_problem(hull, scores, inputs, b, unseen)
+    if problem is None:
+        raise AssertionError("every path builds a problem")
     return solve(problem, a, extra)
 
 
