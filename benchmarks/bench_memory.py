@@ -226,18 +226,24 @@ def main(argv: list[str] | None = None) -> int:
     if args.case:
         print(json.dumps(run_case(args.case, args.repeats)))
         return 0
-    results: dict[str, Any] = {"label": args.label}
-    for case in CASES:  # one process per case: no memory carried over
+    results: dict[str, Any] = {"label": args.label, **run_cases(__file__, args.repeats)}
+    Path(args.json).write_text(json.dumps(results, indent=1), encoding="utf-8")
+    return 0
+
+
+def run_cases(script: str, repeats: int) -> dict[str, Any]:
+    """``script --case C`` for every case, one process each (no memory carried over)."""
+    results: dict[str, Any] = {}
+    for case in CASES:
         proc = subprocess.run(
-            [sys.executable, __file__, "--case", case, "--repeats", str(args.repeats)],
+            [sys.executable, script, "--case", case, "--repeats", str(repeats)],
             check=True,
             capture_output=True,
             text=True,
         )
         results[case] = json.loads(proc.stdout.strip().splitlines()[-1])
         print(case, json.dumps(results[case]), flush=True)
-    Path(args.json).write_text(json.dumps(results, indent=1), encoding="utf-8")
-    return 0
+    return results
 
 
 if __name__ == "__main__":

@@ -16,7 +16,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -24,7 +23,12 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from bench_memory import CASES, comparison_table, make_case, measure_one  # noqa: E402
+from bench_memory import (  # noqa: E402
+    comparison_table,
+    make_case,
+    measure_one,
+    run_cases,
+)
 
 METHODS = ("fixed_point", "tune")
 
@@ -89,16 +93,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.case:
         print(json.dumps(run_case(args.case, args.repeats)))
         return 0
-    results: dict[str, Any] = {}
-    for case in CASES:  # one process per case: no memory carried over
-        proc = subprocess.run(
-            [sys.executable, __file__, "--case", case, "--repeats", str(args.repeats)],
-            check=True,
-            capture_output=True,
-            text=True,
-        )
-        results[case] = json.loads(proc.stdout.strip().splitlines()[-1])
-        print(case, json.dumps(results[case]), flush=True)
+    results = run_cases(__file__, args.repeats)
     Path(args.json).write_text(json.dumps(results, indent=1), encoding="utf-8")
     return 0
 
