@@ -81,7 +81,7 @@ from fmacro.optimize.search.result import ThresholdResult, evaluate_cuts
 from fmacro.validation.checks import check_beta
 from fmacro.validation.measures import f_beta_from_pr
 
-__all__ = ["EXACT_TIE_CLASSES", "exact", "exact_from_sweep", "screen_floors"]
+__all__ = ["EXACT_TIE_CLASSES", "exact", "exact_from_sweep"]
 
 EXACT_TIE_CLASSES = 2000
 """Near-ties are decided in Fraction arithmetic up to this many classes."""

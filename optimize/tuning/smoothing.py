@@ -50,10 +50,7 @@ __all__ = [
     "check_base_rates",
     "check_n_eval",
     "check_pseudo_count",
-    "empty_chance",
-    "sharing",
     "smooth_points",
-    "smoothed_cut",
 ]
 
 
