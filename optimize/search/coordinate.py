@@ -68,7 +68,7 @@ def coordinate_ascent(
 def per_class_cuts(points: ClassPoints, beta: float = 1.0) -> NDArray[np.int64]:
     """Each class's own F_beta-optimal cut (first one on ties): the T_b vector."""
     b = check_beta(beta)
-    return _per_class_kernel(
+    return own_best_cuts(
         np.asarray(points.indptr), np.asarray(points.precision), np.asarray(points.recall), b * b
     )
 
@@ -120,9 +120,11 @@ def _ascent_kernel(
 
 
 @numba.njit(cache=True)
-def _per_class_kernel(
+def own_best_cuts(
     indptr: NDArray[np.int64], p: NDArray[np.float64], r: NDArray[np.float64], b2: float
 ) -> NDArray[np.int64]:
+    """Each class's own F_beta-optimal local cut (first on ties) of points given class by
+    class (``b2`` = beta squared, checked): :func:`per_class_cuts` on bare arrays."""
     n = indptr.size - 1
     out = np.zeros(n, dtype=np.int64)
     for j in range(n):

@@ -38,8 +38,17 @@ from numpy.typing import ArrayLike, NDArray
 
 from fmacro.optimize._inputs import check_time_limit
 from fmacro.optimize.search._fbeta import argv, eps_bound, segment_max
-from fmacro.optimize.search.coordinate import coordinate_ascent, per_class_cuts
-from fmacro.optimize.search.hull import Sweep, class_hulls, edge_sweep
+from fmacro.optimize.search.coordinate import coordinate_ascent, own_best_cuts, per_class_cuts
+from fmacro.optimize.search.hull import (
+    Sweep,
+    class_hulls,
+    edge_diff,
+    edge_sweep,
+    group_ends,
+    hull_chains,
+    merged_edges,
+    state_cuts,
+)
 from fmacro.optimize.search.points import ClassPoints, search_points
 from fmacro.optimize.search.result import ThresholdResult, evaluate_cuts
 from fmacro.validation.checks import check_beta
@@ -154,19 +163,26 @@ def _closed_gap(
     )
 
 
-def _crossing(sweep: Sweep, b2: float) -> tuple[str, int, int, float]:
-    """Locate the sign change of phi - ArgV(phi).
+def _crossing(
+    ends: NDArray[np.int64],
+    angle: NDArray[np.float64],
+    P: NDArray[np.float64],
+    R: NDArray[np.float64],
+    b2: float,
+) -> tuple[str, int, int, float]:
+    """Locate the sign change of phi - ArgV(phi) along a sweep (``ends``: its
+    :func:`~fmacro.optimize.search.hull.group_ends`; ``angle``, ``P``, ``R``: its sorted
+    angles and boundary points).
 
     Returns (status, state_before, state_after, phi). For status "fixed_point" the
     optimal state is ``state_before == state_after``.
     """
-    ends = np.asarray(sweep.group_end)
     if ends.size == 0:
-        return "fixed_point", 0, 0, float(argv(sweep.P[0], sweep.R[0], b2))
+        return "fixed_point", 0, 0, float(argv(P[0], R[0], b2))
     starts = np.concatenate(([0], ends[:-1]))
-    ag = sweep.angle[ends - 1]
-    a_before = argv(sweep.P[starts], sweep.R[starts], b2)
-    a_after = argv(sweep.P[ends], sweep.R[ends], b2)
+    ag = angle[ends - 1]
+    a_before = argv(P[starts], R[starts], b2)
+    a_after = argv(P[ends], R[ends], b2)
     hit = np.flatnonzero((a_before <= ag) | (a_after <= ag))
     if hit.size == 0:
         last = int(ends[-1])
@@ -181,6 +197,21 @@ def _crossing(sweep: Sweep, b2: float) -> tuple[str, int, int, float]:
     return "edge", int(starts[g]), int(ends[g]), float(ag[g])
 
 
+def _edge_walk(
+    P: NDArray[np.float64], R: NDArray[np.float64], s0: int, s1: int, beta: float
+) -> tuple[int, NDArray[np.float64]]:
+    """The best state s0..s1 on the crossing's segment (first on ties), and F of each:
+    the switching classes moved one edge at a time."""
+    walk_f = np.asarray(f_beta_from_pr(P[s0 : s1 + 1], R[s0 : s1 + 1], beta))
+    return s0 + int(np.argmax(walk_f)), walk_f
+
+
+def _best_candidate(values: list[float]) -> int:
+    """Index of the largest F (NaN counts as -inf; ties go to the later candidate)."""
+    scored = [(-math.inf if math.isnan(v) else v, i) for i, v in enumerate(values)]
+    return max(scored)[1]
+
+
 def fixed_point_from_sweep(
     sweep: Sweep, *, beta: float = 1.0, polish: bool = False
 ) -> ThresholdResult:
@@ -189,7 +220,7 @@ def fixed_point_from_sweep(
     b2 = b * b
     pts = sweep.hulls.points
     n = pts.n_classes
-    status, s0, s1, phi = _crossing(sweep, b2)
+    status, s0, s1, phi = _crossing(np.asarray(sweep.group_end), sweep.angle, sweep.P, sweep.R, b2)
     diag: dict[str, Any] = {
         "status": status,
         "phi": phi,
@@ -208,18 +239,16 @@ def fixed_point_from_sweep(
     ub = float(ub_arr[0])
     t_star = float(t_arr[0])
     ub_point = np.array([P0 + t_star * (P1 - P0), R0 + t_star * (R1 - R0)])
-    # walk the switching classes one edge at a time: states s0..s1 on the segment
-    walk_f = np.asarray(f_beta_from_pr(sweep.P[s0 : s1 + 1], sweep.R[s0 : s1 + 1], b))
-    best_state = s0 + int(np.argmax(walk_f))
+    best_state, walk_f = _edge_walk(sweep.P, sweep.R, s0, s1, b)
     candidates: list[tuple[str, NDArray[np.int64]]] = [
         ("edge_walk", sweep.cuts_at(best_state)),
         ("per_class", per_class_cuts(pts, b)),
     ]
     if polish:
         candidates += [(f"{name}+polish", coordinate_ascent(pts, c, b)) for name, c in candidates]
-    scored = [(evaluate_cuts(pts, c, b)[2], i) for i, (_, c) in enumerate(candidates)]
-    scored = [(-math.inf if math.isnan(v) else v, i) for v, i in scored]
-    best_f, best_i = max(scored)
+    values = [evaluate_cuts(pts, c, b)[2] for _, c in candidates]
+    best_i = _best_candidate(values)
+    best_f = -math.inf if math.isnan(values[best_i]) else values[best_i]
     source, cuts = candidates[best_i]
     # rounding can put an achievable F a hair above the computed bound
     ub = max(ub, best_f)
@@ -239,6 +268,52 @@ def fixed_point_from_sweep(
         pts, cuts, beta=b, method="fixed_point", upper_bound=ub, diagnostics=diag
     )
     return res
+
+
+def linearized_cuts(
+    indptr: NDArray[np.int64],
+    precision: NDArray[np.float64],
+    recall: NDArray[np.float64],
+    beta: float,
+) -> tuple[NDArray[np.int64], float, float]:
+    """(local cuts, P, R) of ``fixed_point(points=..., exact=False)`` on bare arrays.
+
+    The points are given class by class (``indptr`` over the kept classes, their
+    precision and recall); ``beta`` is checked. The same steps as :func:`fixed_point`
+    (the same hull kernel, sweep, crossing, edge walk and candidates), without the
+    objects, copies and diagnostics built around them: the inner fits of
+    ``tune(prior="cv")`` make many on small point sets, where those cost more than the
+    search.
+    """
+    b2 = beta * beta
+    n = indptr.size - 1
+    vptr, vcut, vp, vr, ang = hull_chains(indptr, precision, recall)
+    order, big_p, big_r = merged_edges(vptr, vp, vr, edge_diff(vp, vptr), edge_diff(vr, vptr), ang)
+    angle = ang[order]
+    status, s0, s1, _ = _crossing(group_ends(angle), angle, big_p, big_r, b2)
+    sorted_class = np.repeat(np.arange(n, dtype=np.int64), np.diff(vptr) - 1)[order]
+    if status == "fixed_point":
+        cuts = state_cuts(sorted_class, vptr, vcut, s0)
+    else:
+        walk = state_cuts(sorted_class, vptr, vcut, _edge_walk(big_p, big_r, s0, s1, beta)[0])
+        own = own_best_cuts(indptr, precision, recall, b2)
+        values = [_f_at(indptr, precision, recall, c, beta) for c in (walk, own)]
+        cuts = (walk, own)[_best_candidate(values)]
+    idx = indptr[:-1] + cuts
+    return cuts, float(np.sum(precision[idx]) / n), float(np.sum(recall[idx]) / n)
+
+
+def _f_at(
+    indptr: NDArray[np.int64],
+    precision: NDArray[np.float64],
+    recall: NDArray[np.float64],
+    cuts: NDArray[np.int64],
+    beta: float,
+) -> float:
+    """F_beta of the plain means at ``cuts``, as :func:`evaluate_cuts` computes it."""
+    idx = indptr[:-1] + cuts
+    n = indptr.size - 1
+    return float(f_beta_from_pr(np.sum(precision[idx]) / n, np.sum(recall[idx]) / n, beta))
 
 
 def argv_curve(

@@ -86,30 +86,22 @@ class ClassHulls:
     @cached_property
     def edge_dp(self) -> NDArray[np.float64]:
         """Change of p along each edge (<= 0)."""
-        return _ro(_edge_diff(self.vertex_p, self.vertex_indptr))
+        return _ro(edge_diff(self.vertex_p, self.vertex_indptr))
 
     @cached_property
     def edge_dr(self) -> NDArray[np.float64]:
         """Change of r along each edge (> 0)."""
-        return _ro(_edge_diff(self.vertex_r, self.vertex_indptr))
+        return _ro(edge_diff(self.vertex_r, self.vertex_indptr))
 
     def first_cuts(self) -> NDArray[np.int64]:
         """Local cuts of the highest-precision vertex of each class (phi = 0)."""
         return np.asarray(self.vertex_cut[self.vertex_indptr[:-1]], dtype=np.int64)
 
 
-def _edge_diff(v: NDArray[np.float64], vptr: NDArray[np.int64]) -> NDArray[np.float64]:
-    d = np.diff(v)
-    # drop the differences that straddle two classes
-    drop = vptr[1:-1] - 1
-    return np.delete(d, drop)
-
-
 def class_hulls(points: ClassPoints) -> ClassHulls:
     """Upper-right hull chain of every kept class of ``points``."""
-    vptr, vcut, vp, vr, ang = _hull_kernel(
+    vptr, vcut, vp, vr, ang = hull_chains(
         np.asarray(points.indptr),
-        np.asarray(points.tp),
         np.asarray(points.precision),
         np.asarray(points.recall),
     )
@@ -163,9 +155,8 @@ def upper_chain(
 
 
 @numba.njit(cache=True)
-def _hull_kernel(
+def hull_chains(
     indptr: NDArray[np.int64],
-    tp: NDArray[np.int64],
     p: NDArray[np.float64],
     r: NDArray[np.float64],
 ) -> tuple[
@@ -175,6 +166,9 @@ def _hull_kernel(
     NDArray[np.float64],
     NDArray[np.float64],
 ]:
+    """Upper-right hull chain of each class of points given class by class: (vertex
+    indptr, vertex cuts, vertex p, vertex r, edge angles), as :class:`ClassHulls` holds
+    them."""
     n = indptr.size - 1
     total = indptr[n]
     vptr = np.zeros(n + 1, dtype=np.int64)
@@ -244,11 +238,7 @@ class Sweep:
     @cached_property
     def group_end(self) -> NDArray[np.int64]:
         """State index after each group of equal angles (i.e. group's last edge + 1)."""
-        a = self.angle
-        if a.size == 0:
-            return _ro(np.zeros(0, dtype=np.int64))
-        ends = np.flatnonzero(np.append(a[1:] != a[:-1], True)) + 1
-        return _ro(ends.astype(np.int64))
+        return _ro(group_ends(self.angle))
 
     def state_index(self, phi: ArrayLike, side: str = "right") -> NDArray[np.int64]:
         """Number of edges applied at direction ``phi``.
@@ -266,26 +256,99 @@ class Sweep:
     def cuts_at(self, index: int) -> NDArray[np.int64]:
         """Local cuts (one per kept class) of the state after ``index`` sorted edges."""
         h = self.hulls
-        counts = np.bincount(self.sorted_class[: int(index)], minlength=h.n_classes)
-        return np.asarray(h.vertex_cut[h.vertex_indptr[:-1] + counts], dtype=np.int64)
+        return state_cuts(self.sorted_class, h.vertex_indptr, h.vertex_cut, int(index))
 
 
 def edge_sweep(hulls: ClassHulls) -> Sweep:
     """Sort every hull edge by angle once and accumulate the boundary points of conv D."""
-    n = hulls.n_classes
+    order, big_p, big_r = merged_edges(
+        hulls.vertex_indptr,
+        hulls.vertex_p,
+        hulls.vertex_r,
+        hulls.edge_dp,
+        hulls.edge_dr,
+        hulls.edge_angle,
+    )
+    return Sweep(hulls, order, hulls.edge_angle[order], big_p, big_r)
+
+
+def merged_edges(
+    vertex_indptr: NDArray[np.int64],
+    vertex_p: NDArray[np.float64],
+    vertex_r: NDArray[np.float64],
+    edge_dp: NDArray[np.float64],
+    edge_dr: NDArray[np.float64],
+    edge_angle: NDArray[np.float64],
+) -> tuple[NDArray[np.int64], NDArray[np.float64], NDArray[np.float64]]:
+    """The arrays of :class:`Sweep` from a hull's: (order, P, R).
+
+    The one implementation of the sweep: :func:`edge_sweep` wraps it, and the inner
+    fits of ``tune(prior="cv")`` call it on bare arrays (no objects built per fit).
+    """
+    n = vertex_indptr.size - 1
     # Parallel edges (equal angles) are taken longest first, not in column order, so the
     # boundary points, and the edge walk of fixed_point, do not depend on how the classes
     # are numbered: identical edges are interchangeable.
-    order = np.lexsort((-hulls.edge_dr, -hulls.edge_dp, hulls.edge_angle)).astype(np.int64)
-    first = hulls.vertex_indptr[:-1]
-    p0 = float(np.sum(hulls.vertex_p[first]) / n)
-    r0 = float(np.sum(hulls.vertex_r[first]) / n)
+    order = np.lexsort((-edge_dr, -edge_dp, edge_angle)).astype(np.int64, copy=False)
+    first = vertex_indptr[:-1]
+    p0 = float(np.sum(vertex_p[first]) / n)
+    r0 = float(np.sum(vertex_r[first]) / n)
+    big_p, big_r = _boundary(order, edge_dp, edge_dr, float(n), p0, r0)
+    return order, big_p, big_r
+
+
+@numba.njit(cache=True)
+def _boundary(
+    order: NDArray[np.int64],
+    edge_dp: NDArray[np.float64],
+    edge_dr: NDArray[np.float64],
+    n: float,
+    p0: float,
+    r0: float,
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """P and R after each sorted edge: the running sums of dp / n and dr / n, in order,
+    plus the start (the same floats as ``np.cumsum`` and one addition)."""
     big_p = np.empty(order.size + 1)
     big_r = np.empty(order.size + 1)
     big_p[0] = p0
     big_r[0] = r0
-    np.cumsum(hulls.edge_dp[order] / n, out=big_p[1:])
-    np.cumsum(hulls.edge_dr[order] / n, out=big_r[1:])
-    big_p[1:] += p0
-    big_r[1:] += r0
-    return Sweep(hulls, order, hulls.edge_angle[order], big_p, big_r)
+    sp = 0.0
+    sr = 0.0
+    for k in range(order.size):
+        sp += edge_dp[order[k]] / n
+        sr += edge_dr[order[k]] / n
+        big_p[k + 1] = sp + p0
+        big_r[k + 1] = sr + r0
+    return big_p, big_r
+
+
+@numba.njit(cache=True)
+def edge_diff(v: NDArray[np.float64], vertex_indptr: NDArray[np.int64]) -> NDArray[np.float64]:
+    """Change of a vertex value along each edge (the differences between classes dropped)."""
+    n = vertex_indptr.size - 1
+    out = np.empty(v.size - n, dtype=np.float64)
+    k = 0
+    for c in range(n):
+        for i in range(vertex_indptr[c], vertex_indptr[c + 1] - 1):
+            out[k] = v[i + 1] - v[i]
+            k += 1
+    return out
+
+
+def group_ends(angle: NDArray[np.float64]) -> NDArray[np.int64]:
+    """State index after each group of equal sorted angles (the group's last edge + 1)."""
+    if angle.size == 0:
+        return np.zeros(0, dtype=np.int64)
+    return (np.flatnonzero(np.append(angle[1:] != angle[:-1], True)) + 1).astype(np.int64)
+
+
+def state_cuts(
+    sorted_class: NDArray[np.int64],
+    vertex_indptr: NDArray[np.int64],
+    vertex_cut: NDArray[np.int64],
+    index: int,
+) -> NDArray[np.int64]:
+    """Local cuts (one per class) of the state after the first ``index`` sorted edges
+    (``sorted_class``: the class of each sorted edge)."""
+    counts = np.bincount(sorted_class[:index], minlength=vertex_indptr.size - 1)
+    return np.asarray(vertex_cut[vertex_indptr[:-1] + counts], dtype=np.int64)
