@@ -8,6 +8,7 @@ positive).
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from typing import Any, Protocol
 
 import attrs
@@ -17,10 +18,13 @@ from numpy.typing import NDArray
 from fmacro.optimize._inputs import as_binary_labels, label_rows, matching_shapes
 from fmacro.optimize.evaluation import predicted_counts, row_threshold_counts
 from fmacro.optimize.search._blocks import check_dense_scores
+from fmacro.optimize.search._fbeta import argv
+from fmacro.optimize.search.fixed_point import linearized_cuts
 from fmacro.optimize.search.points import class_points
 from fmacro.optimize.tuning._hull_points import WalkInputs, smoothed_hull_points
 from fmacro.optimize.tuning._solve import (
     Problem,
+    fill_unseen_thresholds,
     fit_thresholds,
     missing_columns,
     problem_from_points,
@@ -75,13 +79,12 @@ def cv_scores(
                 continue
             n_in = float(ev_rows.size) if n_eval is None else float(n_eval)
             try:
-                problems = data.fits(fit_rows, n_in, fit)
+                found = data.thresholds(fit_rows, n_in, fit)
             except ValueError as err:  # a half without any positive: nothing to learn
                 if "no class with a positive" not in str(err):
                     raise
                 continue
-            found = [fit_thresholds(p, a) for a, p in zip(grid, problems, strict=True)]
-            f = score(np.stack(found))
+            f = score(found)
             total += np.where(np.isnan(f), 0.0, f)
             used += 1
     if used == 0:
@@ -108,8 +111,8 @@ class _Fit:
 
 
 class _Halves(Protocol):
-    def fits(self, rows: NDArray[np.int64], n: float, fit: _Fit) -> list[Problem]:
-        """One problem per grid value, fitted on ``rows`` for batches of ``n``."""
+    def thresholds(self, rows: NDArray[np.int64], n: float, fit: _Fit) -> NDArray[np.float64]:
+        """Thresholds (one row per grid value) fitted on ``rows`` for batches of ``n``."""
 
     def held_out(self, rows: NDArray[np.int64], fit: _Fit) -> _Score | None:
         """F-macro of threshold rows on ``rows``, or None when they hold no positive."""
@@ -125,18 +128,26 @@ class _InPlace:
         check_dense_scores(self.scores)
         self.labels = inputs.labels  # bool array or checked CSC matrix
 
-    def fits(self, rows: NDArray[np.int64], n: float, fit: _Fit) -> list[Problem]:
-        """One problem per grid value from one walk of ``rows`` (no exact steps)."""
+    def thresholds(self, rows: NDArray[np.int64], n: float, fit: _Fit) -> NDArray[np.float64]:
+        """One walk of ``rows`` gives the hull cuts at every grid value; each is then
+        searched by the linearization alone (no exact steps), on bare arrays."""
         hulls = smoothed_hull_points(
             self.inputs, fit.grid, n_eval=n, zero_division=fit.zd, rows=rows
         )
         missing = missing_columns(hulls[0])
         wanted = fit.unseen == "prior" and missing.size
-        sub = self.scores[np.ix_(rows, missing)] if wanted else None
-        base = Problem(
+        sub = partial(_gather, self.scores, rows, missing) if wanted else None
+        # the rule for unseen classes reads only what the grid's points share
+        shared = Problem(
             hulls[0], sub, None, n, fit.b, "fixed_point", unseen_columns=missing, exact=False
         )
-        return [attrs.evolve(base, raw=h, hull_prior=h.pseudo_count) for h in hulls]
+        out = np.empty((len(hulls), hulls[0].n_columns))
+        b2 = fit.b * fit.b
+        for g, (a, h) in enumerate(zip(fit.grid, hulls, strict=True)):
+            cuts, big_p, big_r = linearized_cuts(h.indptr, h.precision, h.recall, fit.b)
+            out[g] = h.thresholds_at(cuts)
+            fill_unseen_thresholds(shared, a, float(argv(big_p, big_r, b2)), out[g])
+        return out
 
     def held_out(self, rows: NDArray[np.int64], fit: _Fit) -> _Score | None:
         if is_sparse(self.labels):
@@ -160,12 +171,14 @@ class _Copied:
         self.scores = scores
         self.labels = labels
 
-    def fits(self, rows: NDArray[np.int64], n: float, fit: _Fit) -> list[Problem]:
-        """The half's every-cut problem, once for the whole grid (no exact steps)."""
+    def thresholds(self, rows: NDArray[np.int64], n: float, fit: _Fit) -> NDArray[np.float64]:
+        """The half's every-cut problem, built once and searched at each grid value (no
+        exact steps)."""
         s, y = _rows(self.scores, rows), _rows(self.labels, rows)
         raw = class_points(s, y, zero_division=fit.zd)
         prob = problem_from_points(raw, s, fit.pi, n, fit.b, fit.method, fit.unseen, fit.calibrated)
-        return [attrs.evolve(prob, exact=False)] * len(fit.grid)
+        prob = attrs.evolve(prob, exact=False)
+        return np.stack([fit_thresholds(prob, a) for a in fit.grid])
 
     def held_out(self, rows: NDArray[np.int64], fit: _Fit) -> _Score | None:
         s, y = _rows(self.scores, rows), _rows(self.labels, rows)
@@ -186,6 +199,10 @@ class _Copied:
                 return row_threshold_counts(dense_s, every, dense_y, every, thr)
 
         return _macro_scorer(count, sizes, fit.zd, fit.b)
+
+
+def _gather(x: NDArray[Any], rows: NDArray[np.int64], cols: NDArray[np.int64]) -> NDArray[Any]:
+    return x[np.ix_(rows, cols)]
 
 
 def _rows(x: Any, rows: NDArray[np.int64]) -> Any:

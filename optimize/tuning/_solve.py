@@ -8,6 +8,8 @@ inner fits of ``prior="cv"``). See :mod:`optimize.tuning.tune` for the rules.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 import attrs
@@ -43,7 +45,10 @@ class Problem:
     """Everything a tuning solve needs besides the pseudo-count."""
 
     raw: ClassPoints  # every cut, or (hull_prior set) only the hull cuts at hull_prior
-    unseen: Any  # scores of the columns without positives (None: rule "never" or none)
+    # reads the scores of the columns without positives when the rule needs them (the
+    # all-objects answer of zero_division 0 and prior centre 0 does not); None: rule
+    # "never", or no such column
+    unseen: Callable[[], Any] | None
     base_rates: NDArray[np.float64] | None  # per column, or None = own rates
     n_eval: float
     beta: float
@@ -103,7 +108,7 @@ def problem_from_points(
     """The problem of ``raw`` points: with the scores of the columns they left out (the
     rule for classes without tuning positives) and, when calibrated, the model centres."""
     missing = missing_columns(raw)
-    sub = _columns(scores, missing) if unseen == "prior" and missing.size else None
+    sub = partial(_columns, scores, missing) if unseen == "prior" and missing.size else None
     centres = model_centres(raw, scores) if calibrated else None
     return Problem(raw, sub, pi, n, b, method, calibrated, centres, unseen_columns=missing)
 
@@ -158,7 +163,7 @@ def smoothed_search(
     return raw, sm, _search(sm, problem.method, b, problem.exact), "every cut"
 
 
-def _unseen_thresholds(problem: Problem, a: float, phi: float, out: NDArray[np.float64]) -> int:
+def fill_unseen_thresholds(problem: Problem, a: float, phi: float, out: NDArray[np.float64]) -> int:
     """Fill ``out`` (per column) for the classes without tuning positives; return their count."""
     raw = problem.raw
     n_missing = raw.n_columns - raw.n_classes
@@ -171,9 +176,10 @@ def _unseen_thresholds(problem: Problem, a: float, phi: float, out: NDArray[np.f
         if phi > 0.0:
             out[cols] = -np.inf
         return n_missing
-    empty = np.zeros(problem.unseen.shape, dtype=np.uint8)
+    unseen_scores = problem.unseen()
+    empty = np.zeros(unseen_scores.shape, dtype=np.uint8)
     # zero_division only sets p of the empty cut here; SmoothedPoints below uses the real one
-    pts = class_points(problem.unseen, empty, empty_classes="include")
+    pts = class_points(unseen_scores, empty, empty_classes="include")
     sm = SmoothedPoints(
         pts.indptr,
         pts.tp,
@@ -189,7 +195,7 @@ def _unseen_thresholds(problem: Problem, a: float, phi: float, out: NDArray[np.f
         n_eval=problem.n_eval,
     )
     if problem.calibrated:
-        cp, cr = model_centres(pts, problem.unseen)
+        cp, cr = model_centres(pts, unseen_scores)
         sm = attrs.evolve(sm, centre_p=cp, centre_r=cr)
     v = math.cos(phi) * sm.precision + math.sin(phi) * sm.recall
     v = np.where(np.isnan(v), -np.inf, v)
@@ -228,7 +234,7 @@ def solve(problem: Problem, a: float, extra: dict[str, Any]) -> ThresholdResult:
     p, r, f = _plain_values(raw, cuts, b)
     phi = float(argv(inner.precision, inner.recall, b * b))
     thresholds = raw.thresholds_for(cuts)
-    n_unseen = _unseen_thresholds(problem, a, phi, thresholds)
+    n_unseen = fill_unseen_thresholds(problem, a, phi, thresholds)
     certified = problem.method in ("fixed_point", "exact", "domain")
     diag: dict[str, Any] = {
         "prior": a,
@@ -274,5 +280,5 @@ def fit_thresholds(problem: Problem, a: float) -> NDArray[np.float64]:
     _, _, inner, _ = smoothed_search(problem, a)
     thresholds = np.array(inner.thresholds, dtype=np.float64)
     b2 = problem.beta * problem.beta
-    _unseen_thresholds(problem, a, float(argv(inner.precision, inner.recall, b2)), thresholds)
+    fill_unseen_thresholds(problem, a, float(argv(inner.precision, inner.recall, b2)), thresholds)
     return thresholds
