@@ -1,9 +1,11 @@
-"""The inner fits of ``tune(prior="cv")``: the linearization on bare arrays.
+"""The inner fits of ``tune(prior="cv")``: the linearization on bare arrays, and the
+walks that feed it.
 
 ``linearized_cuts`` runs the same hull kernel, sweep, crossing, edge walk and
 candidates as ``fixed_point(..., exact=False)`` without building objects; it must give
 the same cuts and the same (P, R) bit for bit, on raw and on smoothed points, with
-ties.
+ties. A walk over several pseudo-counts at once must give each one's own hulls (each
+of which test_tune_fast_path compares with the hull of every smoothed cut).
 """
 
 from __future__ import annotations
@@ -16,6 +18,12 @@ from hypothesis import strategies as st
 
 from fmacro.optimize.search.fixed_point import fixed_point, linearized_cuts
 from fmacro.optimize.search.points import class_points
+from fmacro.optimize.tuning._hull_points import (
+    _curved_prefix,
+    _empty_chances,
+    smoothed_hull_points,
+    walk_inputs,
+)
 from fmacro.optimize.tuning.smoothing import smooth_points
 
 
@@ -60,3 +68,53 @@ def test_linearized_cuts_equal_fixed_point_without_the_exact_step(
     np.testing.assert_array_equal(pts.full_cuts(cuts), ref.cuts)
     np.testing.assert_array_equal(pts.thresholds_for(cuts), ref.thresholds)
     assert (big_p, big_r) == (ref.precision, ref.recall) or math.isnan(ref.precision)
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    problems,
+    st.lists(st.sampled_from([0.0, 0.5, 1.0, 3.0, 10.0, 30.0]), min_size=1, max_size=5),
+    st.sampled_from([None, 3.0, 1000.0, math.inf]),
+    st.sampled_from([0.0, 1.0, math.nan]),
+)
+def test_a_walk_over_several_priors_gives_each_ones_hull(
+    problem: tuple[int, int, int, int | None], grid: list[float], n_eval: float | None, zd: float
+) -> None:
+    s, y = _problem(*problem)
+    n = float(s.shape[0]) if n_eval is None else n_eval
+    inputs = walk_inputs(s, y)
+    together = smoothed_hull_points(inputs, tuple(grid), n_eval=n, zero_division=zd)
+    for a, got in zip(grid, together, strict=True):
+        alone = smoothed_hull_points(inputs, (a,), n_eval=n, zero_division=zd)[0]
+        np.testing.assert_array_equal(got.indptr, alone.indptr)
+        np.testing.assert_array_equal(got.full_cut, alone.full_cut)
+        np.testing.assert_array_equal(got.precision, alone.precision)
+        np.testing.assert_array_equal(got.recall, alone.recall)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.integers(1, 5000),
+    st.floats(0.01, 1e4),
+    st.sampled_from([0.0, 0.5, 1.0, 3.0, 10.0, 30.0, 100.0]),
+)
+def test_smoothed_precision_is_strictly_convex_along_runs_past_the_curved_prefix(
+    n_obj: int, ratio: float, a: float
+) -> None:
+    """From the prefix on, (1 - q_j) / (j + a) (p~ over a run of negatives, up to the
+    factor tp + a pi) has positive second differences, checked in exact fractions of
+    the float chances the walk uses."""
+    from fractions import Fraction
+
+    n_eval = ratio * n_obj
+    chances = _empty_chances(n_obj, n_eval, 0.0)
+    start = _curved_prefix(chances, np.array([a]), 0.0)
+    assert 1 <= start <= max(chances.size, 1)
+
+    def u(j: int) -> Fraction:
+        q = Fraction(float(chances[j])) if j < chances.size else Fraction(0)
+        return (1 - q) / (j + Fraction(a))
+
+    # past the table u = 1 / (j + a): convex; check the table and two beyond it
+    for j in range(start + 1, min(chances.size + 2, n_obj)):
+        assert u(j - 1) + u(j + 1) - 2 * u(j) > 0

@@ -115,6 +115,34 @@ def _empty_chances(n_obj: int, n_eval: float, zd: float) -> NDArray[np.float64]:
 
 
 @numba.njit(cache=True, nogil=True)
+def _curved_prefix(chances: NDArray[np.float64], priors: NDArray[np.float64], zd: float) -> int:
+    """Cuts of fewer objects than this are kept whole by the walks (:func:`_hull_candidates`).
+
+    Along a run of negatives p~ = c (1 - q_j) / (j + a) (c = tp + a pi >= 0 fixed,
+    ``zero_division`` 0): past the chances table (q = 0) that is strictly convex in j,
+    and inside it wherever u(j) = (1 - q_j) / (j + a) has positive second differences.
+    Returned: the largest j of the table where a second difference of u, at any of
+    ``priors``, is not above 1e-12 u(j) (a margin far above rounding), so from it on
+    p~ is strictly convex. For n_eval = N this is 3-10 cuts instead of the table's 42.
+    Other ``zero_division`` values add zd q_j (not strictly convex where q is cut to 0):
+    the whole table.
+    """
+    size = chances.size
+    if size == 0 or zd != 0.0:
+        return size
+    worst = 1  # the empty cut and the first are kept anyway
+    for a in priors:
+        for j in range(size, worst, -1):  # interior point j; q = 0 from ``size`` on
+            u0 = (1.0 - chances[j - 1]) / (j - 1 + a)
+            u1 = (1.0 - (chances[j] if j < size else 0.0)) / (j + a)
+            u2 = (1.0 - (chances[j + 1] if j + 1 < size else 0.0)) / (j + 1 + a)
+            if not u0 + u2 - 2.0 * u1 > 1e-12 * u1:
+                worst = j
+                break
+    return worst
+
+
+@numba.njit(cache=True, nogil=True)
 def _smooth_cuts(
     sel: NDArray[np.int64],
     k: int,
@@ -162,6 +190,7 @@ def _emit_hull(
     n_obj: int,
     priors: NDArray[np.float64],
     chances: NDArray[np.float64],
+    curved: int,
     zd: float,
     scratch: _Scratch,
     counts: NDArray[np.int64],
@@ -171,11 +200,12 @@ def _emit_hull(
 ) -> tuple[_Outputs, int]:
     """One class's hull cuts for each prior, appended to ``out`` from entry ``o``.
 
-    ``tp``, ``fp``, ``thr``: the class's ``c`` cuts (m positives); ``counts[g, col]``
-    gets the number of vertices at ``priors[g]``. Returns the buffers and the next entry.
+    ``tp``, ``fp``, ``thr``: the class's ``c`` cuts (m positives); ``curved``: from
+    :func:`_curved_prefix`; ``counts[g, col]`` gets the number of vertices at
+    ``priors[g]``. Returns the buffers and the next entry.
     """
     sel, p, r, stack = scratch
-    k = _hull_candidates(tp, fp, c, chances.size, sel)
+    k = _hull_candidates(tp, fp, c, curved, sel)
     for g_prior in range(priors.size):
         _smooth_cuts(sel, k, tp, fp, m, n_obj, priors[g_prior], chances, zd, p, r)
         start, top = upper_chain(p, r, 0, k, stack)
@@ -226,11 +256,12 @@ def _block_hull_cuts(
     tp, fp, thr, _ = _new_outputs(n_obj + 1)  # one class's cuts
     scratch = _new_scratch(n_obj + 1)
     chances = _empty_chances(n_obj, n_eval, zd)
+    curved = _curved_prefix(chances, priors, zd)
     o = 0
     for row in range(n_rows):
         c, m = _class_cuts(unsorted[row], y[row], srt[row], tp, fp, thr)
         out, o = _emit_hull(
-            tp, fp, thr, c, m, n_obj, priors, chances, zd, scratch, counts, row, out, o
+            tp, fp, thr, c, m, n_obj, priors, chances, curved, zd, scratch, counts, row, out, o
         )
     return counts, out[0][:o].copy(), out[1][:o].copy(), out[2][:o].copy(), out[3][:o].copy()
 
@@ -258,12 +289,13 @@ def _csc_hull_cuts(
     tp, fp, thr, _ = _new_outputs(longest + 2)  # one column's cuts
     scratch = _new_scratch(longest + 2)
     chances = _empty_chances(n_obj, n_eval, zd)
+    curved = _curved_prefix(chances, priors, zd)
     o = 0
     for j in range(cols.size):
         k = cols[j]
         c, m = csc_column_cuts(s_ptr, s_rows, s_vals, l_ptr, l_rows, k, n_obj, tp, fp, thr)
         out, o = _emit_hull(
-            tp, fp, thr, c, m, n_obj, priors, chances, zd, scratch, counts, j, out, o
+            tp, fp, thr, c, m, n_obj, priors, chances, curved, zd, scratch, counts, j, out, o
         )
     return counts, out[0][:o].copy(), out[1][:o].copy(), out[2][:o].copy(), out[3][:o].copy()
 
@@ -274,13 +306,14 @@ def _hull_candidates(
 ) -> int:
     """The cuts that can be hull vertices into ``sel``; returns how many.
 
-    Within a run of cuts of equal tp (negatives), r~ is affine in j and p~ = (tp + a pi)
-    / (j + a) is convex in j wherever the finite-sample factor is 1 (j >= ``n_curved``,
-    the size of the chances table), so the run's inner cuts lie strictly below the chord
-    of its ends: they are never hull vertices, and any linear value ``ga p~ + gc r~``
-    (ga, gc >= 0) is convex along the run, at most the larger of its ends. Kept: the
-    ends of each run, every cut where the factor applies, the empty and first cuts (p of
-    the empty cut is zero_division).
+    Within a run of cuts of equal tp (negatives), r~ is affine in j and p~ is strictly
+    convex in j from j = ``n_curved`` on (:func:`_curved_prefix`: where the
+    finite-sample factor is 1, p~ = (tp + a pi) / (j + a)), so the inner cuts of a run
+    there lie strictly below the chord of their nearest kept neighbours: they are never
+    hull vertices, and any linear value ``ga p~ + gc r~`` (ga, gc >= 0) is convex along
+    the run, at most the larger of its ends. Kept: the ends of each run, every cut
+    whose predecessor predicts fewer than ``n_curved`` objects, the empty and first
+    cuts (p of the empty cut is zero_division).
     """
     k = 0
     for g in range(c):
@@ -336,6 +369,7 @@ def _emit_screened(
     n_obj: int,
     a: float,
     chances: NDArray[np.float64],
+    curved: int,
     zd: float,
     ga: float,
     gc: float,
@@ -351,7 +385,7 @@ def _emit_screened(
     run are smoothed only when one of its ends reaches ``low`` (the value is convex along
     a run: :func:`_hull_candidates`). Returns the buffers, the next entry, the count."""
     sel, p, r, _ = scratch
-    n_sel = _hull_candidates(tp, fp, c, chances.size, sel)
+    n_sel = _hull_candidates(tp, fp, c, curved, sel)
     _smooth_cuts(sel, n_sel, tp, fp, m, n_obj, a, chances, zd, p, r)
     for g in hull_cut:
         keep[g] = True
@@ -412,6 +446,7 @@ def _block_screened_cuts(
     scratch = _new_scratch(n_obj + 1)
     keep = np.zeros(n_obj + 1, dtype=np.bool_)
     chances = _empty_chances(n_obj, n_eval, zd)
+    curved = _curved_prefix(chances, np.array([a]), zd)
     o = 0
     for row in range(n_rows):
         k = first + row
@@ -426,6 +461,7 @@ def _block_screened_cuts(
             n_obj,
             a,
             chances,
+            curved,
             zd,
             ga,
             gc,
@@ -467,6 +503,7 @@ def _csc_screened_cuts(
     scratch = _new_scratch(longest + 2)
     keep = np.zeros(longest + 2, dtype=np.bool_)
     chances = _empty_chances(n_obj, n_eval, zd)
+    curved = _curved_prefix(chances, np.array([a]), zd)
     o = 0
     for j in range(cols.size):
         k = cols[j]
@@ -481,6 +518,7 @@ def _csc_screened_cuts(
             n_obj,
             a,
             chances,
+            curved,
             zd,
             ga,
             gc,
