@@ -133,8 +133,8 @@ def row_threshold_counts(
     ``label_rows[t]`` of the bool ``labels`` (a subset is counted without copying it);
     ``thresholds`` has one row per threshold vector. Returns arrays shaped like
     ``thresholds``. Reads row by row (fastest on row-major arrays); counts without
-    branches, one class's threshold vectors side by side (a held-out half is counted at
-    every grid value of ``tune(prior="cv")`` at once: 3-6x faster than branching).
+    branches, one class's threshold vectors side by side (a held-out half of the bundled
+    rankings at the five grid values of ``tune(prior="cv")``: 0.44 -> 0.23 ms).
     """
     n_sets, n_cols = thresholds.shape
     by_class = np.ascontiguousarray(thresholds.T)

@@ -4,7 +4,8 @@
 hull vertices, unless its crossing falls on an edge (then the exact step needs the cuts
 that can pass its reduction). :func:`smoothed_hull_points` therefore walks each class's
 sorted scores once, smooths only the cuts that can be hull vertices (the ends of each run
-of negatives and the first 40 N / n_eval cuts: docs/f-macro.md, property 4) in a
+of negatives and the few leading cuts where the finite-sample factor can bend p~:
+docs/f-macro.md, property 4) in a
 per-class scratch buffer, and keeps the cuts on the upper-right hull chain, for each
 pseudo-count of a grid in the same walk. The result holds a few cuts per class instead of
 one per distinct score, so ``tune`` costs about what ``fixed_point`` does. At an edge

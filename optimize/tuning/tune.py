@@ -155,8 +155,8 @@ def tune(
     Cost. With the tuning labels' own rates and the default method, one walk of each
     class's sorted scores (dense, or a sparse matrix's retrieved entries) computes the
     smoothed points and keeps only its hull vertices (``searched_cuts == "hull"``): a
-    run of cuts of equal tp is convex in the (r~, p~) plane, so only its ends and the
-    first 40 N / n_eval cuts are smoothed;
+    run of cuts of equal tp is convex in the (r~, p~) plane past a few leading cuts, so
+    only its ends and those cuts are smoothed;
     the cost is about that of :func:`optimize.fixed_point` on the same scores. When the
     linearization ends on an edge, a second walk keeps the cuts that can pass the exact
     search's first reduction (``"screened"``), and the exact step runs on them: the same
