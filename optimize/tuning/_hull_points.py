@@ -567,39 +567,37 @@ def walk_inputs(scores: Any, labels: Any) -> WalkInputs:
     return WalkInputs(n_obj, n_cols, csc=arrays, label_columns=sparse_labels(labels))
 
 
-def smoothed_hull_points(
+@attrs.frozen(eq=False)
+class WalkedHulls:
+    """The hull cuts of one walk, per prior, as bare arrays (private, not copied).
+
+    ``cuts[g]`` = (indptr over the kept classes, tp, fp, threshold, cut number) of the
+    vertices at the walk's ``g``-th prior.
+    """
+
+    n_obj: int  # objects walked (the rows given, or all)
+    n_cols: int
+    columns: NDArray[np.int64]  # the kept columns (with a positive), increasing
+    support: NDArray[np.int64]  # positives of each kept column
+    cuts: list[tuple[NDArray[np.int64], ...]]
+
+    def missing(self) -> NDArray[np.int64]:
+        """The columns left out (no positives), increasing."""
+        left_out = np.ones(self.n_cols, dtype=bool)
+        left_out[self.columns] = False
+        return np.flatnonzero(left_out).astype(np.int64)
+
+
+def walked_hulls(
     inputs: WalkInputs,
     priors: Sequence[float],
     *,
     n_eval: float,
     zero_division: float,
     rows: NDArray[np.int64] | None = None,
-) -> list[SmoothedPoints]:
-    """Smoothed points holding only each class's upper-right hull cuts, one per prior.
-
-    Parameters
-    ----------
-    inputs
-        The scores and labels (:func:`walk_inputs`); classes without positives are left
-        out, NaN/inf scores refused.
-    priors
-        Checked pseudo-counts a >= 0.
-    n_eval
-        Checked evaluation batch size (> 0, may be ``inf``).
-    zero_division
-        Checked precision of the empty cut.
-    rows
-        Increasing indices of the objects to use (default all; dense scores only): the
-        points of that subset, without copying it (the inner fits of
-        ``tune(prior="cv")``).
-
-    Returns
-    -------
-    list of SmoothedPoints
-        For each prior: points whose cuts are the hull vertices (``full_cut`` numbers
-        them among all cuts), base rates the tuning labels' own rates m_k / N.
-    """
-    n_obj, n_cols = inputs.n_obj, inputs.n_cols
+) -> WalkedHulls:
+    """:func:`smoothed_hull_points` without the objects: the hull cuts at each prior."""
+    n_obj = inputs.n_obj
     grid = np.asarray(priors, dtype=np.float64)
     zd = float(zero_division)
     if inputs.csc is not None and inputs.label_columns is not None:
@@ -626,18 +624,101 @@ def smoothed_hull_points(
             lambda u, yb, srt, _first: _block_hull_cuts(u, yb, srt, grid, float(n_eval), zd),
             rows,
         )
-    support = sizes[cols]
-    rates = support / float(n_obj)
-    prior_of = [_prior_of_entries(part[0]) for part in parts]
-    out = []
-    for g, a in enumerate(grid):
+    by_prior = [(part[0], *_prior_major(*part)) for part in parts]
+    cuts = []
+    for g in range(grid.size):
         indptr = np.zeros(cols.size + 1, dtype=np.int64)
-        np.cumsum(np.concatenate([part[0][g] for part in parts]), out=indptr[1:])
-        chosen = [(part, which == g) for part, which in zip(parts, prior_of, strict=True)]
-        tp, fp, thr, number = (
-            np.concatenate([part[i][sel] for part, sel in chosen]) for i in (1, 2, 3, 4)
+        np.cumsum(np.concatenate([counts[g] for counts, *_ in by_prior]), out=indptr[1:])
+        arrays = tuple(
+            np.concatenate([part[i][part[1][g] : part[1][g + 1]] for part in by_prior])
+            for i in (2, 3, 4, 5)
         )
-        base = ClassPoints(indptr, tp, fp, thr, support, cols, n_obj, n_cols, zd, full_cut=number)
+        cuts.append((indptr, *arrays))
+    return WalkedHulls(n_obj, inputs.n_cols, cols, sizes[cols], cuts)
+
+
+@numba.njit(cache=True)
+def _prior_major(
+    counts: NDArray[np.int64],
+    tp: NDArray[np.int64],
+    fp: NDArray[np.int64],
+    thr: NDArray[np.float64],
+    number: NDArray[np.int64],
+) -> tuple[
+    NDArray[np.int64], NDArray[np.int64], NDArray[np.int64], NDArray[np.float64], NDArray[np.int64]
+]:
+    """A block's entries (row by row, each row's priors in turn) regrouped prior by prior,
+    rows in order; returns the offsets of each prior's entries and the arrays."""
+    n_priors, n_rows = counts.shape
+    start = np.zeros(n_priors + 1, dtype=np.int64)
+    for g in range(n_priors):
+        start[g + 1] = start[g] + counts[g].sum()
+    at = start[:-1].copy()
+    out_tp = np.empty_like(tp)
+    out_fp = np.empty_like(fp)
+    out_thr = np.empty_like(thr)
+    out_number = np.empty_like(number)
+    src = 0
+    for row in range(n_rows):
+        for g in range(n_priors):
+            for _ in range(counts[g, row]):
+                o = at[g]
+                out_tp[o] = tp[src]
+                out_fp[o] = fp[src]
+                out_thr[o] = thr[src]
+                out_number[o] = number[src]
+                at[g] += 1
+                src += 1
+    return start, out_tp, out_fp, out_thr, out_number
+
+
+def smoothed_hull_points(
+    inputs: WalkInputs,
+    priors: Sequence[float],
+    *,
+    n_eval: float,
+    zero_division: float,
+    rows: NDArray[np.int64] | None = None,
+) -> list[SmoothedPoints]:
+    """Smoothed points holding only each class's upper-right hull cuts, one per prior.
+
+    Parameters
+    ----------
+    inputs
+        The scores and labels (:func:`walk_inputs`); classes without positives are left
+        out, NaN/inf scores refused.
+    priors
+        Checked pseudo-counts a >= 0.
+    n_eval
+        Checked evaluation batch size (> 0, may be ``inf``).
+    zero_division
+        Checked precision of the empty cut.
+    rows
+        Increasing indices of the objects to use (default all; dense scores only): the
+        points of that subset, without copying it.
+
+    Returns
+    -------
+    list of SmoothedPoints
+        For each prior: points whose cuts are the hull vertices (``full_cut`` numbers
+        them among all cuts), base rates the tuning labels' own rates m_k / N.
+    """
+    walked = walked_hulls(inputs, priors, n_eval=n_eval, zero_division=zero_division, rows=rows)
+    rates = walked.support / float(walked.n_obj)
+    out = []
+    for a, (indptr, tp, fp, thr, number) in zip(priors, walked.cuts, strict=True):
+        base = ClassPoints(
+            indptr,
+            tp,
+            fp,
+            thr,
+            walked.support,
+            walked.columns,
+            walked.n_obj,
+            walked.n_cols,
+            zero_division,
+            full_cut=number,
+        )
         out.append(
             sharing(
                 base,
@@ -723,9 +804,3 @@ def smoothed_screened_points(
         centre_p=np.zeros(0),
         centre_r=np.zeros(0),
     )
-
-
-def _prior_of_entries(counts: NDArray[np.int64]) -> NDArray[np.int64]:
-    """Prior index of each of a block's entries (ordered by row, then prior)."""
-    n_priors, n_rows = counts.shape
-    return np.repeat(np.tile(np.arange(n_priors), n_rows), counts.T.ravel())

@@ -20,15 +20,15 @@ from fmacro.optimize.evaluation import predicted_counts, row_threshold_counts
 from fmacro.optimize.search._blocks import check_dense_scores
 from fmacro.optimize.search._fbeta import argv
 from fmacro.optimize.search.fixed_point import linearized_cuts
-from fmacro.optimize.search.points import class_points
-from fmacro.optimize.tuning._hull_points import WalkInputs, smoothed_hull_points
+from fmacro.optimize.search.points import ClassPoints, class_points
+from fmacro.optimize.tuning._hull_points import WalkInputs, walked_hulls
 from fmacro.optimize.tuning._solve import (
     Problem,
     fill_unseen_thresholds,
     fit_thresholds,
-    missing_columns,
     problem_from_points,
 )
+from fmacro.optimize.tuning.smoothing import own_rate_values
 from fmacro.validation.checks import is_sparse
 from fmacro.validation.measures import f_beta_from_pr
 
@@ -131,21 +131,33 @@ class _InPlace:
     def thresholds(self, rows: NDArray[np.int64], n: float, fit: _Fit) -> NDArray[np.float64]:
         """One walk of ``rows`` gives the hull cuts at every grid value; each is then
         searched by the linearization alone (no exact steps), on bare arrays."""
-        hulls = smoothed_hull_points(
-            self.inputs, fit.grid, n_eval=n, zero_division=fit.zd, rows=rows
-        )
-        missing = missing_columns(hulls[0])
+        walked = walked_hulls(self.inputs, fit.grid, n_eval=n, zero_division=fit.zd, rows=rows)
+        missing = walked.missing()
         wanted = fit.unseen == "prior" and missing.size
         sub = partial(_gather, self.scores, rows, missing) if wanted else None
-        # the rule for unseen classes reads only what the grid's points share
-        shared = Problem(
-            hulls[0], sub, None, n, fit.b, "fixed_point", unseen_columns=missing, exact=False
+        # what the rule for unseen classes reads: the columns, N and zero_division
+        indptr, tp, fp, thr, number = walked.cuts[0]
+        first = ClassPoints(
+            indptr,
+            tp,
+            fp,
+            thr,
+            walked.support,
+            walked.columns,
+            walked.n_obj,
+            walked.n_cols,
+            fit.zd,
+            full_cut=number,
         )
-        out = np.empty((len(hulls), hulls[0].n_columns))
+        shared = Problem(
+            first, sub, None, n, fit.b, "fixed_point", unseen_columns=missing, exact=False
+        )
+        out = np.full((len(fit.grid), walked.n_cols), np.inf)
         b2 = fit.b * fit.b
-        for g, (a, h) in enumerate(zip(fit.grid, hulls, strict=True)):
-            cuts, big_p, big_r = linearized_cuts(h.indptr, h.precision, h.recall, fit.b)
-            out[g] = h.thresholds_at(cuts)
+        for g, (a, (indptr, tp, fp, thr, _)) in enumerate(zip(fit.grid, walked.cuts, strict=True)):
+            p, r = own_rate_values(indptr, tp, fp, walked.support, walked.n_obj, a, n, fit.zd)
+            cuts, big_p, big_r = linearized_cuts(indptr, p, r, fit.b)
+            out[g, walked.columns] = thr[indptr[:-1] + cuts]
             fill_unseen_thresholds(shared, a, float(argv(big_p, big_r, b2)), out[g])
         return out
 

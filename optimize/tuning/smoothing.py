@@ -258,6 +258,23 @@ def _smooth_kernel(
     return p, r
 
 
+def own_rate_values(
+    indptr: NDArray[np.int64],
+    tp: NDArray[np.int64],
+    fp: NDArray[np.int64],
+    support: NDArray[np.int64],
+    n_obj: int,
+    a: float,
+    n_eval: float,
+    zd: float,
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """(p~, r~) of cuts given as bare arrays, centred on the own rates m_k / N: the values
+    :class:`SmoothedPoints` computes (the same kernel), without building one."""
+    rates = support / float(n_obj)
+    empty = np.zeros(0)
+    return _smooth_kernel(indptr, tp, fp, support, rates, float(n_obj), a, n_eval, zd, empty, empty)
+
+
 def smooth_points(
     points: ClassPoints,
     prior: float = 3.0,
