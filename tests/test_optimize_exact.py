@@ -34,7 +34,7 @@ from fmacro.optimize.search._exact_kernels import (
     support,
 )
 from fmacro.optimize.search.brute_force import brute_force_exact, exact_f_of_cuts
-from fmacro.optimize.search.exact import gradient_directions
+from fmacro.optimize.search.exact import exact_float_sum, gradient_directions
 from fmacro.optimize.search.fixed_point import fixed_point
 from fmacro.optimize.search.hull import class_hulls
 from fmacro.optimize.search.points import ClassPoints, class_points
@@ -442,3 +442,9 @@ def test_bad_inputs_name_the_argument() -> None:
     with pytest.raises(ValueError, match="same shape"):
         exact(s, y[:2])
     assert exact(s, y, time_limit=10).gap == 0.0
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.floats(allow_nan=False, allow_infinity=False), max_size=60))
+def test_exact_float_sum_is_the_rational_sum(values: list[float]) -> None:
+    assert exact_float_sum(values) == sum((Fraction(v) for v in values), Fraction(0))

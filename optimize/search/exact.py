@@ -427,11 +427,26 @@ def _exact_f(points: ClassPoints, cuts: NDArray[np.int64], beta: Fraction) -> Fr
         return exact_f_of_cuts(points, cuts, beta)
     at = np.asarray(points.indptr)[:-1] + cuts
     n = points.n_classes
-    big_p = sum((Fraction(v) for v in points.precision[at].tolist()), Fraction(0)) / n
-    big_r = sum((Fraction(v) for v in points.recall[at].tolist()), Fraction(0)) / n
+    big_p = exact_float_sum(points.precision[at].tolist()) / n
+    big_r = exact_float_sum(points.recall[at].tolist()) / n
     b2 = beta * beta
     den = b2 * big_p + big_r
     return Fraction(0) if den == 0 else (1 + b2) * big_p * big_r / den
+
+
+def exact_float_sum(values: list[float]) -> Fraction:
+    """The exact sum of finite floats, as a fraction.
+
+    Each float is an integer over a power of two; shifted to the largest of those powers
+    they add as integers, with one fraction built at the end (a Fraction per addition
+    costs a gcd each: 8x slower on 374 values in [0, 1]).
+    """
+    pairs = [v.as_integer_ratio() for v in values]
+    if not pairs:
+        return Fraction(0)
+    shift = max(den.bit_length() for _, den in pairs) - 1
+    total = sum(num << (shift - den.bit_length() + 1) for num, den in pairs)
+    return Fraction(total, 1 << shift)
 
 
 def _polish(state: _Search, cand: _Candidates) -> None:
