@@ -125,31 +125,34 @@ def row_threshold_counts(
     score_rows: NDArray[np.int64],
     labels: NDArray[np.bool_],
     label_rows: NDArray[np.int64],
+    columns: NDArray[np.int64],
     thresholds: NDArray[np.float64],
 ) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
-    """(tp, fp) of ``score >= threshold`` for several threshold vectors at once.
+    """(tp, fp) of ``score >= threshold`` in ``columns``, for several threshold vectors.
 
     Object ``t`` is row ``score_rows[t]`` of the dense ``scores`` and row
     ``label_rows[t]`` of the bool ``labels`` (a subset is counted without copying it);
-    ``thresholds`` has one row per threshold vector. Returns arrays shaped like
-    ``thresholds``. Reads row by row (fastest on row-major arrays); counts without
-    branches, one class's threshold vectors side by side (a held-out half of the bundled
-    rankings at the five grid values of ``tune(prior="cv")``: 0.44 -> 0.23 ms).
+    ``thresholds`` has one row per threshold vector and one column per entry of
+    ``columns``. Returns arrays shaped like ``thresholds``. Reads row by row (fastest on
+    row-major arrays); counts without branches, a column's threshold vectors side by
+    side (a held-out half of the bundled rankings at the five grid values of
+    ``tune(prior="cv")``: 0.44 -> 0.23 ms; its columns with a positive only: 0.13 ms).
     """
     n_sets, n_cols = thresholds.shape
-    by_class = np.ascontiguousarray(thresholds.T)
+    by_column = np.ascontiguousarray(thresholds.T)
     hits = np.zeros((n_cols, n_sets), dtype=np.int64)
     positive_hits = np.zeros((n_cols, n_sets), dtype=np.int64)
     for t in range(score_rows.size):
         i = score_rows[t]
         li = label_rows[t]
-        for j in range(n_cols):
+        for k in range(n_cols):
+            j = columns[k]
             v = scores[i, j]
             positive = np.int64(labels[li, j])
             for g in range(n_sets):
-                hit = np.int64(v >= by_class[j, g])
-                hits[j, g] += hit
-                positive_hits[j, g] += hit & positive
+                hit = np.int64(v >= by_column[k, g])
+                hits[k, g] += hit
+                positive_hits[k, g] += hit & positive
     tp = np.ascontiguousarray(positive_hits.T)
     fp = np.ascontiguousarray((hits - positive_hits).T)
     return tp, fp

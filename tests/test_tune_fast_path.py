@@ -193,11 +193,18 @@ def test_row_threshold_counts_match_predicted_counts() -> None:
     thr = np.array([[-np.inf, np.inf, 0.0, 0.5, 1.0, -0.25], [0.1, 0.2, 0.3, np.inf, -np.inf, 0.0]])
     rows = np.array([0, 3, 4, 10, 11, 50, 69])
     # scores read at rows, labels from a copy of those rows: the same objects
-    tp, fp = row_threshold_counts(s, rows, y[rows].astype(bool), np.arange(rows.size), thr)
+    labels, at = y[rows].astype(bool), np.arange(rows.size)
+    every = np.arange(s.shape[1])
+    tp, fp = row_threshold_counts(s, rows, labels, at, every, thr)
     for g in range(thr.shape[0]):
         ref_tp, ref_fp = predicted_counts(s[rows], label_rows(y[rows]), thr[g])
         np.testing.assert_array_equal(tp[g], ref_tp)
         np.testing.assert_array_equal(fp[g], ref_fp)
+    # a subset of the columns, in any order: those columns' counts
+    some = np.array([4, 0, 2])
+    tp_some, fp_some = row_threshold_counts(s, rows, labels, at, some, thr[:, some])
+    np.testing.assert_array_equal(tp_some, tp[:, some])
+    np.testing.assert_array_equal(fp_some, fp[:, some])
 
 
 def test_block_walks_from_many_threads_at_once() -> None:

@@ -7,6 +7,7 @@ positive).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from functools import partial
 from typing import Any, Protocol
@@ -170,8 +171,10 @@ class _InPlace:
         sizes = np.count_nonzero(labels[label_rows_], axis=0)
         scores = self.scores
 
-        def count(thr: NDArray[np.float64]) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
-            return row_threshold_counts(scores, rows, labels, label_rows_, thr)
+        def count(
+            thr: NDArray[np.float64], cols: NDArray[np.int64]
+        ) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+            return row_threshold_counts(scores, rows, labels, label_rows_, cols, thr)
 
         return _macro_scorer(count, sizes, fit.zd, fit.b)
 
@@ -198,17 +201,24 @@ class _Copied:
             by_row = label_rows(y)
             sizes = np.bincount(by_row.indices, minlength=y.shape[1])
 
-            def count(thr: NDArray[np.float64]) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
-                pairs = [predicted_counts(s, by_row, t) for t in thr]
-                return np.stack([p[0] for p in pairs]), np.stack([p[1] for p in pairs])
+            def count(
+                thr: NDArray[np.float64], cols: NDArray[np.int64]
+            ) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+                full = np.full((thr.shape[0], y.shape[1]), np.inf)
+                full[:, cols] = thr
+                pairs = [predicted_counts(s, by_row, t) for t in full]
+                tp, fp = np.stack([p[0] for p in pairs]), np.stack([p[1] for p in pairs])
+                return tp[:, cols], fp[:, cols]
         else:
             dense_y = as_binary_labels(y)
             every = np.arange(rows.size, dtype=np.int64)
             sizes = np.count_nonzero(dense_y, axis=0)
             dense_s = np.asarray(s)
 
-            def count(thr: NDArray[np.float64]) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
-                return row_threshold_counts(dense_s, every, dense_y, every, thr)
+            def count(
+                thr: NDArray[np.float64], cols: NDArray[np.int64]
+            ) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+                return row_threshold_counts(dense_s, every, dense_y, every, cols, thr)
 
         return _macro_scorer(count, sizes, fit.zd, fit.b)
 
@@ -229,7 +239,9 @@ def _rows(x: Any, rows: NDArray[np.int64]) -> Any:
 
 
 def _macro_scorer(
-    count: Callable[[NDArray[np.float64]], tuple[NDArray[np.int64], NDArray[np.int64]]],
+    count: Callable[
+        [NDArray[np.float64], NDArray[np.int64]], tuple[NDArray[np.int64], NDArray[np.int64]]
+    ],
     sizes: NDArray[Any],
     zd: float,
     b: float,
@@ -243,13 +255,15 @@ def _macro_scorer(
     m = np.asarray(sizes)[kept]
 
     def f_macro(thresholds: NDArray[np.float64]) -> NDArray[np.float64]:
-        tp, fp = count(np.ascontiguousarray(thresholds, dtype=np.float64))
-        tp, fp = tp[:, kept], fp[:, kept]
+        # only the classes with a positive are scored: only their columns are counted
+        tp, fp = count(np.ascontiguousarray(thresholds[:, kept], dtype=np.float64), kept)
         with np.errstate(divide="ignore", invalid="ignore"):
             den = tp + fp
             pk = np.where(den == 0, zd, tp / np.maximum(den, 1))
-        p = np.mean(pk, axis=1)
-        r = np.mean(tp / m, axis=1)
+        # correctly rounded sums: numpy's reductions may add in an order that depends on
+        # the arrays' layout, and equal counts must score equal on every path
+        p = np.array([math.fsum(row) for row in pk.tolist()]) / kept.size
+        r = np.array([math.fsum(row) for row in (tp / m).tolist()]) / kept.size
         return np.asarray(f_beta_from_pr(p, r, b), dtype=np.float64)
 
     return f_macro
