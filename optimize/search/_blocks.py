@@ -108,22 +108,37 @@ def column_blocks(n_obj: int, n_cols: int) -> list[slice]:
     return [slice(a, min(a + width, n_cols)) for a in range(0, n_cols, width)]
 
 
-def _transposed(s: NDArray[Any], blk: slice, rows: Any = None) -> NDArray[Any]:
-    """Block ``blk`` of the scores (of the objects ``rows``, default all), one class per
-    row, float32 or float64."""
-    part = s[:, blk] if rows is None else s[rows, blk]
-    u = np.ascontiguousarray(part.T)
+def _part(x: Any, blk: slice, rows: Any, keep: NDArray[np.bool_] | None = None) -> Any:
+    """Block ``blk`` of ``x`` (dense or sparse), of the objects ``rows`` (default all),
+    its columns ``keep`` only when given."""
+    if rows is None:
+        part = x[:, blk]
+    elif is_sparse(x):
+        part = x[:, blk][rows]
+    else:
+        part = x[rows, blk]  # rows first, then columns: 5x faster than np.ix_ here
+    return part if keep is None else part[:, keep]
+
+
+def _transposed(
+    s: NDArray[Any], blk: slice, rows: Any = None, keep: NDArray[np.bool_] | None = None
+) -> NDArray[Any]:
+    """Block ``blk`` of the scores (of the objects ``rows``, default all; its columns
+    ``keep`` when given), one class per row, float32 or float64."""
+    u = np.ascontiguousarray(_part(s, blk, rows, keep).T)
     if u.dtype.kind in "iu":
         check_exact_in_float64(u, "scores")
         u = u.astype(np.float64)
     return u
 
 
-def _label_block(y: Any, blk: slice, rows: Any = None) -> NDArray[np.bool_]:
-    if is_sparse(y):
-        part = y[:, blk] if rows is None else y[:, blk][rows]
+def _label_block(
+    y: Any, blk: slice, rows: Any = None, keep: NDArray[np.bool_] | None = None
+) -> NDArray[np.bool_]:
+    part = _part(y, blk, rows, keep)
+    if is_sparse(part):
         return np.ascontiguousarray(part.toarray().T, dtype=np.bool_)
-    return np.ascontiguousarray((y[:, blk] if rows is None else y[rows, blk]).T)
+    return np.ascontiguousarray(part.T)
 
 
 def _refuse_non_finite(u: NDArray[Any], blk: slice) -> None:
@@ -146,17 +161,22 @@ def map_blocks(
     scores over the objects (``rows`` only, when given: a subset walked without copying
     the whole of it), its bool labels, and its scores ascending; row ``i`` is
     ``columns[first + i]``. NaN or infinite scores are refused in every column,
-    ``columns`` or not.
+    ``columns`` or not; except with ``rows``, where only ``columns`` are read (the
+    caller has checked the whole input: a subset's walks are the inner fits of
+    ``tune(prior="cv")``).
     """
     kept = np.zeros(s.shape[1], dtype=bool)
     kept[columns] = True
     kept_before = np.concatenate(([0], np.cumsum(kept)))
 
     def run(blk: slice) -> _T:
-        u = _transposed(s, blk, rows)
-        yb = _label_block(y, blk, rows)
         sel = kept[blk]
-        if not sel.all():  # consecutive blocks read fast; rows are dropped after
+        if rows is not None:
+            u, yb = _transposed(s, blk, rows, sel), _label_block(y, blk, rows, sel)
+        else:
+            u, yb = _transposed(s, blk), _label_block(y, blk)
+        if rows is None and not sel.all():
+            # consecutive blocks read fast: the columns left out are dropped after
             if not np.isfinite(u[~sel]).all():
                 _refuse_non_finite(u[~sel], blk)
             u, yb = u[sel], yb[sel]
