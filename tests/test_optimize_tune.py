@@ -22,7 +22,7 @@ from fmacro.optimize.search.exact import _exact_f
 from fmacro.optimize.search.fixed_point import fixed_point
 from fmacro.optimize.search.hull import class_hulls
 from fmacro.optimize.search.points import ClassPoints, class_points
-from fmacro.optimize.tuning.smoothing import SmoothedPoints, smooth_points
+from fmacro.optimize.tuning.smoothing import SmoothedPoints, sharing, smooth_points
 from fmacro.optimize.tuning.tune import tune
 
 TOL = 1e-12
@@ -341,11 +341,41 @@ def test_sparse_input_matches_dense() -> None:
     assert np.array_equal(td.thresholds, ts.thresholds)
 
 
+def _hull_only(sm: SmoothedPoints) -> SmoothedPoints:
+    """``sm`` restricted to each class's hull vertices (cut numbers kept)."""
+    h = class_hulls(sm)
+    owner = np.repeat(np.arange(sm.n_classes), np.diff(h.vertex_indptr))
+    at = np.asarray(sm.indptr)[:-1][owner] + h.vertex_cut
+    base = ClassPoints(
+        h.vertex_indptr,
+        np.asarray(sm.tp)[at],
+        np.asarray(sm.fp)[at],
+        np.asarray(sm.threshold)[at],
+        sm.support,
+        sm.class_index,
+        sm.n_samples,
+        sm.n_columns,
+        sm.zero_division,
+        full_cut=h.vertex_cut,
+    )
+    empty = np.zeros(0)
+    return sharing(
+        base,
+        pseudo_count=sm.pseudo_count,
+        base_rate=sm.base_rate,
+        n_eval=sm.n_eval,
+        centre_p=empty,
+        centre_r=empty,
+    )
+
+
 def _linearized_tune(s: np.ndarray, y: np.ndarray, a: float, n_eval: int) -> np.ndarray:
-    """tune's thresholds with fixed_point(exact=False) on the smoothed points."""
+    """tune's thresholds with fixed_point(exact=False) on the hull cuts of the smoothed
+    points (at an edge its per-class candidate is then a hull vertex)."""
     raw = class_points(s, y)
     sm = smooth_points(raw, a, n_eval=n_eval)
-    res = fixed_point(points=sm, exact=False)
+    hull = _hull_only(sm)
+    res = fixed_point(points=hull, exact=False)
     th = raw.thresholds_for(sm.local_cuts(res.cuts))
     unseen = np.setdiff1d(np.arange(y.shape[1]), raw.class_index)
     # classes without tuning positives (zero_division 0, own rates): every object

@@ -11,8 +11,12 @@ of which test_tune_fast_path compares with the hull of every smoothed cut).
 from __future__ import annotations
 
 import math
+import re
+from typing import Any
 
 import numpy as np
+import pytest
+import scipy.sparse as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -24,7 +28,9 @@ from fmacro.optimize.tuning._hull_points import (
     smoothed_hull_points,
     walk_inputs,
 )
+from fmacro.optimize.tuning._prior_cv import cv_scores
 from fmacro.optimize.tuning.smoothing import smooth_points
+from fmacro.optimize.tuning.tune import tune
 
 
 def _problem(
@@ -50,24 +56,33 @@ problems = st.tuples(
 @settings(max_examples=150, deadline=None)
 @given(
     problems,
-    st.sampled_from([None, 0.0, 1.0, 3.0, 30.0]),
+    st.sampled_from([0.0, 1.0, 3.0, 30.0]),
+    st.sampled_from([None, 7.0, math.inf]),
     st.sampled_from([0.5, 1.0, 2.0]),
     st.sampled_from([0.0, 1.0, math.nan]),
 )
-def test_linearized_cuts_equal_fixed_point_without_the_exact_step(
-    problem: tuple[int, int, int, int | None], a: float | None, beta: float, zd: float
+def test_linearized_cuts_are_fixed_point_without_the_exact_step_on_the_hulls(
+    problem: tuple[int, int, int, int | None],
+    a: float,
+    n_eval: float | None,
+    beta: float,
+    zd: float,
 ) -> None:
+    """On every smoothed cut or on the hull cuts alone, the answer of fixed_point(...,
+    exact=False) on the hull cuts (whose per-class candidate is a hull vertex)."""
     s, y = _problem(*problem)
-    pts = class_points(s, y, zero_division=zd)
-    if a is not None:
-        pts = smooth_points(pts, a)
-    ref = fixed_point(points=pts, beta=beta, exact=False)
-    cuts, big_p, big_r = linearized_cuts(
-        np.asarray(pts.indptr), np.asarray(pts.precision), np.asarray(pts.recall), beta
-    )
-    np.testing.assert_array_equal(pts.full_cuts(cuts), ref.cuts)
-    np.testing.assert_array_equal(pts.thresholds_for(cuts), ref.thresholds)
-    assert (big_p, big_r) == (ref.precision, ref.recall) or math.isnan(ref.precision)
+    n = float(s.shape[0]) if n_eval is None else n_eval
+    hull = smoothed_hull_points(walk_inputs(s, y), (a,), n_eval=n, zero_division=zd)[0]
+    every = smooth_points(class_points(s, y, zero_division=zd), a, n_eval=n)
+    ref = fixed_point(points=hull, beta=beta, exact=False)
+    for pts in (hull, every):
+        cuts, big_p, big_r = linearized_cuts(
+            np.asarray(pts.indptr), np.asarray(pts.precision), np.asarray(pts.recall), beta
+        )
+        np.testing.assert_array_equal(pts.full_cuts(cuts), ref.cuts)
+        np.testing.assert_array_equal(pts.thresholds_for(cuts), ref.thresholds)
+        if not math.isnan(ref.precision):
+            assert (big_p, big_r) == (ref.precision, ref.recall)
 
 
 @settings(max_examples=80, deadline=None)
@@ -118,3 +133,66 @@ def test_smoothed_precision_is_strictly_convex_along_runs_past_the_curved_prefix
     # past the table u = 1 / (j + a): convex; check the table and two beyond it
     for j in range(start + 1, min(chances.size + 2, n_obj)):
         assert u(j - 1) + u(j + 1) - 2 * u(j) > 0
+
+
+def _cv(scores: Any, labels: Any, grid: tuple[float, ...], walk: bool, **kw: Any) -> np.ndarray:
+    """cv_scores on the walk (given the checked inputs) or on every cut of copied halves."""
+    settings_ = {"zd": 0.0, "n_eval": None, "b": 1.0, "unseen": "prior", **kw}
+    return cv_scores(
+        scores,
+        labels,
+        grid,
+        2,
+        7,
+        settings_["zd"],
+        None,
+        settings_["n_eval"],
+        settings_["b"],
+        "fixed_point",
+        settings_["unseen"],
+        False,
+        walk_inputs(scores, labels) if walk else None,
+    )
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    problems,
+    st.sampled_from([None, 5.0, math.inf]),
+    st.sampled_from([0.0, 1.0, math.nan]),
+    st.sampled_from(["prior", "never"]),
+    st.booleans(),
+)
+def test_cv_on_the_walk_equals_cv_on_every_cut(
+    problem: tuple[int, int, int, int | None],
+    n_eval: float | None,
+    zd: float,
+    unseen: str,
+    sparse: bool,
+) -> None:
+    s, y = _problem(*problem)
+    if s.shape[0] < 4:
+        return
+    y[:, 0] = 0  # a class without positives: the unseen rule runs inside the halves
+    if sparse:
+        s = sp.csr_matrix(s - s.min() + 1.0)  # every entry stored: the same rankings
+    grid = (0.0, 1.0, 3.0, 30.0)
+    kw = {"zd": zd, "n_eval": n_eval, "unseen": unseen}
+    try:
+        walked = _cv(s, y, grid, True, **kw)
+    except ValueError as err:  # no split with positives in both halves: both refuse
+        with pytest.raises(ValueError, match=re.escape(str(err))):
+            _cv(s, y, grid, False, **kw)
+        return
+    np.testing.assert_array_equal(walked, _cv(s, y, grid, False, **kw))
+
+
+def test_cv_on_sparse_scores_walks_the_retrieved_entries() -> None:
+    rng = np.random.default_rng(4)
+    y = (rng.random((300, 40)) < 0.08).astype(np.uint8)
+    dense = np.where(rng.random((300, 40)) < 0.3, rng.random((300, 40)) + y, 0.0)
+    s = sp.csr_matrix(dense)  # about a third of the entries retrieved
+    grid = (0.0, 1.0, 3.0, 10.0)
+    np.testing.assert_array_equal(_cv(s, y, grid, True), _cv(s, y, grid, False))
+    fast = tune(s, y, prior="cv", cv_grid=grid, random_state=7)
+    np.testing.assert_array_equal(fast.diagnostics["cv_scores"], _cv(s, y, grid, True))

@@ -276,14 +276,16 @@ def linearized_cuts(
     recall: NDArray[np.float64],
     beta: float,
 ) -> tuple[NDArray[np.int64], float, float]:
-    """(local cuts, P, R) of ``fixed_point(points=..., exact=False)`` on bare arrays.
+    """(local cuts, P, R) of the linearization on each class's hull, on bare arrays.
 
     The points are given class by class (``indptr`` over the kept classes, their
-    precision and recall); ``beta`` is checked. The same steps as :func:`fixed_point`
-    (the same hull kernel, sweep, crossing, edge walk and candidates), without the
-    objects, copies and diagnostics built around them: the inner fits of
-    ``tune(prior="cv")`` make many on small point sets, where those cost more than the
-    search.
+    precision and recall); ``beta`` is checked. The steps of :func:`fixed_point` with
+    ``exact=False`` (the same hull kernel, sweep, crossing, edge walk), whose per-class
+    candidate at an edge is each class's best hull vertex: on points that hold only
+    their hull vertices, the very answer of ``fixed_point(points=..., exact=False)``,
+    and the same answer on all of a class's cuts or on its hull alone. No objects,
+    copies or diagnostics are built: the inner fits of ``tune(prior="cv")`` make many
+    on small point sets, where those cost more than the search.
     """
     b2 = beta * beta
     n = indptr.size - 1
@@ -296,7 +298,7 @@ def linearized_cuts(
         cuts = state_cuts(sorted_class, vptr, vcut, s0)
     else:
         walk = state_cuts(sorted_class, vptr, vcut, _edge_walk(big_p, big_r, s0, s1, beta)[0])
-        own = own_best_cuts(indptr, precision, recall, b2)
+        own = vcut[vptr[:-1] + own_best_cuts(vptr, vp, vr, b2)]
         values = [_f_at(indptr, precision, recall, c, beta) for c in (walk, own)]
         cuts = (walk, own)[_best_candidate(values)]
     idx = indptr[:-1] + cuts

@@ -22,12 +22,13 @@ from fmacro.optimize.search._blocks import check_dense_scores
 from fmacro.optimize.search._fbeta import argv
 from fmacro.optimize.search.fixed_point import linearized_cuts
 from fmacro.optimize.search.points import ClassPoints, class_points
-from fmacro.optimize.tuning._hull_points import WalkInputs, walked_hulls
+from fmacro.optimize.tuning._hull_points import WalkInputs, walk_inputs, walked_hulls
 from fmacro.optimize.tuning._solve import (
     Problem,
     fill_unseen_thresholds,
     fit_thresholds,
     problem_from_points,
+    read_columns,
 )
 from fmacro.optimize.tuning.smoothing import own_rate_values
 from fmacro.validation.checks import is_sparse
@@ -55,18 +56,14 @@ def cv_scores(
 
     Each half is fitted at every grid value and scored by counting its predictions on the
     other half (the same counts as that half's cut at each threshold). Given the fast
-    path's checked ``inputs`` (own base rates, the default method) of dense scores, one
-    walk of a half's rows, read in place, gives its hull cuts for the whole grid;
-    otherwise the halves are copied and their every cut built.
+    path's checked ``inputs`` (own base rates, the default method), one walk of a half's
+    rows gives its hull cuts for the whole grid (dense scores read in place, a sparse
+    matrix's rows sliced); otherwise the halves are copied and their every cut built.
     """
     n_obj = matching_shapes(scores, labels)[0]
     if n_obj < 4:
         raise ValueError(f"prior='cv' needs at least 4 tuning rows, got {n_obj}")
-    data: _Halves
-    if inputs is not None and inputs.csc is None:
-        data = _InPlace(inputs)
-    else:
-        data = _Copied(scores, labels)
+    data: _Halves = _Copied(scores, labels) if inputs is None else _Walked(inputs, scores, labels)
     fit = _Fit(grid, zd, pi, b, method, unseen, calibrated)
     rng = np.random.default_rng(seed)
     total = np.zeros(len(grid))
@@ -119,23 +116,38 @@ class _Halves(Protocol):
         """F-macro of threshold rows on ``rows``, or None when they hold no positive."""
 
 
-class _InPlace:
-    """The fast path: halves are index arrays into the checked scores and labels."""
+class _Walked:
+    """The fast path: one walk of a half's rows gives its hull cuts at every grid value.
 
-    def __init__(self, inputs: WalkInputs) -> None:
+    Dense scores are read in place (the rows are an index array); a sparse matrix's
+    halves are its rows, sliced once per half from a CSR copy (its walk reads the
+    retrieved entries only).
+    """
+
+    def __init__(self, inputs: WalkInputs, scores: Any, labels: Any) -> None:
         self.inputs = inputs
-        self.scores = inputs.scores
-        # checked whole here: the walks of the halves would report a half's NaNs only
-        check_dense_scores(self.scores)
-        self.labels = inputs.labels  # bool array or checked CSC matrix
+        self.sparse = inputs.csc is not None
+        if self.sparse:
+            self.scores, self.labels = _by_rows(scores), _by_rows(labels)
+        else:
+            self.scores = inputs.scores
+            # checked whole here: the walks of the halves would report a half's NaNs only
+            check_dense_scores(self.scores)
+            self.labels = inputs.labels  # bool array or checked CSC matrix
 
     def thresholds(self, rows: NDArray[np.int64], n: float, fit: _Fit) -> NDArray[np.float64]:
-        """One walk of ``rows`` gives the hull cuts at every grid value; each is then
-        searched by the linearization alone (no exact steps), on bare arrays."""
-        walked = walked_hulls(self.inputs, fit.grid, n_eval=n, zero_division=fit.zd, rows=rows)
+        """The half's hull cuts, each grid value searched by the linearization alone (no
+        exact steps), on bare arrays."""
+        walk = {"n_eval": n, "zero_division": fit.zd}
+        if self.sparse:
+            half = self.scores[rows]
+            walked = walked_hulls(walk_inputs(half, self.labels[rows]), fit.grid, **walk)
+            read = partial(read_columns, half)
+        else:
+            walked = walked_hulls(self.inputs, fit.grid, rows=rows, **walk)
+            read = partial(_gather, self.scores, rows)
         missing = walked.missing()
         wanted = fit.unseen == "prior" and missing.size
-        sub = partial(_gather, self.scores, rows, missing) if wanted else None
         # what the rule for unseen classes reads: the columns, N and zero_division
         indptr, tp, fp, thr, number = walked.cuts[0]
         first = ClassPoints(
@@ -151,7 +163,14 @@ class _InPlace:
             full_cut=number,
         )
         shared = Problem(
-            first, sub, None, n, fit.b, "fixed_point", unseen_columns=missing, exact=False
+            first,
+            partial(read, missing) if wanted else None,
+            None,
+            n,
+            fit.b,
+            "fixed_point",
+            unseen_columns=missing,
+            exact=False,
         )
         out = np.full((len(fit.grid), walked.n_cols), np.inf)
         b2 = fit.b * fit.b
@@ -163,6 +182,8 @@ class _InPlace:
         return out
 
     def held_out(self, rows: NDArray[np.int64], fit: _Fit) -> _Score | None:
+        if self.sparse:
+            return _rows_scorer(self.scores[rows], self.labels[rows], fit)
         if is_sparse(self.labels):
             labels = np.asarray(self.labels[rows].toarray(), dtype=np.bool_)
             label_rows_ = np.arange(rows.size, dtype=np.int64)
@@ -196,31 +217,40 @@ class _Copied:
         return np.stack([fit_thresholds(prob, a) for a in fit.grid])
 
     def held_out(self, rows: NDArray[np.int64], fit: _Fit) -> _Score | None:
-        s, y = _rows(self.scores, rows), _rows(self.labels, rows)
-        if is_sparse(s) or is_sparse(y):
-            by_row = label_rows(y)
-            sizes = np.bincount(by_row.indices, minlength=y.shape[1])
+        return _rows_scorer(_rows(self.scores, rows), _rows(self.labels, rows), fit)
 
-            def count(
-                thr: NDArray[np.float64], cols: NDArray[np.int64]
-            ) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
-                full = np.full((thr.shape[0], y.shape[1]), np.inf)
-                full[:, cols] = thr
-                pairs = [predicted_counts(s, by_row, t) for t in full]
-                tp, fp = np.stack([p[0] for p in pairs]), np.stack([p[1] for p in pairs])
-                return tp[:, cols], fp[:, cols]
-        else:
-            dense_y = as_binary_labels(y)
-            every = np.arange(rows.size, dtype=np.int64)
-            sizes = np.count_nonzero(dense_y, axis=0)
-            dense_s = np.asarray(s)
 
-            def count(
-                thr: NDArray[np.float64], cols: NDArray[np.int64]
-            ) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
-                return row_threshold_counts(dense_s, every, dense_y, every, cols, thr)
+def _rows_scorer(s: Any, y: Any, fit: _Fit) -> _Score | None:
+    """The scorer of a held-out half given as its own rows (dense or sparse)."""
+    if is_sparse(s) or is_sparse(y):
+        by_row = label_rows(y)
+        sizes = np.bincount(by_row.indices, minlength=y.shape[1])
 
-        return _macro_scorer(count, sizes, fit.zd, fit.b)
+        def count(
+            thr: NDArray[np.float64], cols: NDArray[np.int64]
+        ) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+            full = np.full((thr.shape[0], y.shape[1]), np.inf)
+            full[:, cols] = thr
+            pairs = [predicted_counts(s, by_row, t) for t in full]
+            tp, fp = np.stack([p[0] for p in pairs]), np.stack([p[1] for p in pairs])
+            return tp[:, cols], fp[:, cols]
+    else:
+        dense_y = as_binary_labels(y)
+        every = np.arange(y.shape[0], dtype=np.int64)
+        sizes = np.count_nonzero(dense_y, axis=0)
+        dense_s = np.asarray(s)
+
+        def count(
+            thr: NDArray[np.float64], cols: NDArray[np.int64]
+        ) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+            return row_threshold_counts(dense_s, every, dense_y, every, cols, thr)
+
+    return _macro_scorer(count, sizes, fit.zd, fit.b)
+
+
+def _by_rows(x: Any) -> Any:
+    """``x`` ready for row slicing: CSR when sparse, else as it is."""
+    return x.tocsr() if is_sparse(x) else x
 
 
 def _gather(x: NDArray[Any], rows: NDArray[np.int64], cols: NDArray[np.int64]) -> NDArray[Any]:

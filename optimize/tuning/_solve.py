@@ -20,7 +20,7 @@ from fmacro.optimize.baselines import cyclic, per_class
 from fmacro.optimize.search._fbeta import argv
 from fmacro.optimize.search.domain import domain
 from fmacro.optimize.search.exact import exact
-from fmacro.optimize.search.fixed_point import fixed_point
+from fmacro.optimize.search.fixed_point import fixed_point, linearized_cuts
 from fmacro.optimize.search.points import ClassPoints, class_points
 from fmacro.optimize.search.result import ThresholdResult
 from fmacro.optimize.tuning._hull_points import WalkInputs, smoothed_screened_points
@@ -65,7 +65,7 @@ class Problem:
     exact: bool = True
 
 
-def _columns(x: Any, cols: NDArray[np.int64]) -> Any:
+def read_columns(x: Any, cols: NDArray[np.int64]) -> Any:
     """Columns ``cols`` of dense or sparse ``x`` (a copy)."""
     if is_sparse(x):
         return x.tocsc()[:, cols]
@@ -108,7 +108,7 @@ def problem_from_points(
     """The problem of ``raw`` points: with the scores of the columns they left out (the
     rule for classes without tuning positives) and, when calibrated, the model centres."""
     missing = missing_columns(raw)
-    sub = partial(_columns, scores, missing) if unseen == "prior" and missing.size else None
+    sub = partial(read_columns, scores, missing) if unseen == "prior" and missing.size else None
     centres = model_centres(raw, scores) if calibrated else None
     return Problem(raw, sub, pi, n, b, method, calibrated, centres, unseen_columns=missing)
 
@@ -157,10 +157,19 @@ def smoothed_search(
             raise AssertionError("an exact step on hull points needs their scores and labels")
         screened = smoothed_screened_points(problem.source, raw, inner, b)
         return screened, screened, _search(screened, "fixed_point", b, True), "screened"
-    sm = smooth_points(
-        raw, a, base_rates=problem.base_rates, n_eval=problem.n_eval, centres=problem.centres
-    )
+    sm = _smoothed(problem, a)
     return raw, sm, _search(sm, problem.method, b, problem.exact), "every cut"
+
+
+def _smoothed(problem: Problem, a: float) -> SmoothedPoints:
+    """Every cut of ``problem`` smoothed at pseudo-count ``a``."""
+    return smooth_points(
+        problem.raw,
+        a,
+        base_rates=problem.base_rates,
+        n_eval=problem.n_eval,
+        centres=problem.centres,
+    )
 
 
 def fill_unseen_thresholds(problem: Problem, a: float, phi: float, out: NDArray[np.float64]) -> int:
@@ -276,9 +285,23 @@ def solve(problem: Problem, a: float, extra: dict[str, Any]) -> ThresholdResult:
 
 
 def fit_thresholds(problem: Problem, a: float) -> NDArray[np.float64]:
-    """The thresholds of :func:`solve` alone (what the inner fits of ``"cv"`` need)."""
-    _, _, inner, _ = smoothed_search(problem, a)
-    thresholds = np.array(inner.thresholds, dtype=np.float64)
-    b2 = problem.beta * problem.beta
-    fill_unseen_thresholds(problem, a, float(argv(inner.precision, inner.recall, b2)), thresholds)
+    """The thresholds of :func:`solve` alone (what the inner fits of ``"cv"`` need).
+
+    Without the exact step, method ``"fixed_point"`` is the linearization on each class's
+    hull (:func:`linearized_cuts`), as on the fast path's hull points: the inner fits
+    give the same thresholds whichever points they read.
+    """
+    b = problem.beta
+    if problem.method == "fixed_point" and not problem.exact and problem.hull_prior is None:
+        sm = _smoothed(problem, a)
+        indptr = np.asarray(sm.indptr)
+        cuts, big_p, big_r = linearized_cuts(
+            indptr, np.asarray(sm.precision), np.asarray(sm.recall), b
+        )
+        thresholds = sm.thresholds_at(cuts)
+    else:
+        _, _, inner, _ = smoothed_search(problem, a)
+        thresholds = np.array(inner.thresholds, dtype=np.float64)
+        big_p, big_r = inner.precision, inner.recall
+    fill_unseen_thresholds(problem, a, float(argv(big_p, big_r, b * b)), thresholds)
     return thresholds
