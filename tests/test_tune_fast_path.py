@@ -1,9 +1,11 @@
 """tune's fused walk (hull cuts only; screened cuts at an edge) against every cut.
 
-``tune`` on dense scores with its own base rates walks each class's ranking once and
-keeps only the cuts the search can use (optimize/tuning/_hull_points.py). Passing the same
-base rates explicitly takes the path that builds and smooths every cut, so the two are
-compared here on the same problems: same hulls, same answer.
+``tune`` on dense or sparse scores, with its own base rates or given ones, walks each
+class's ranking once and keeps only the cuts the search can use
+(optimize/tuning/_hull_points.py). :func:`_every_cut` runs the path tune takes for the
+other methods, ``calibrated`` and ``points=``: it builds and smooths every cut (tune has
+no public switch for it), so the two are compared here on the same problems: same hulls,
+same answer.
 """
 
 from __future__ import annotations
@@ -24,14 +26,36 @@ from fmacro.optimize.evaluation import predicted_counts, row_threshold_counts
 from fmacro.optimize.search.fixed_point import fixed_point
 from fmacro.optimize.search.hull import class_hulls
 from fmacro.optimize.search.points import class_points
-from fmacro.optimize.search.result import evaluate_cuts
+from fmacro.optimize.search.result import ThresholdResult, evaluate_cuts
 from fmacro.optimize.tuning._hull_points import (
     smoothed_hull_points,
     smoothed_screened_points,
     walk_inputs,
 )
-from fmacro.optimize.tuning.smoothing import smooth_points
+from fmacro.optimize.tuning._solve import build_problem, solve
+from fmacro.optimize.tuning.smoothing import check_base_rates, check_n_eval, smooth_points
 from fmacro.optimize.tuning.tune import tune
+
+
+def _every_cut(
+    scores: Any,
+    labels: Any,
+    *,
+    prior: float,
+    n_eval: float | None = None,
+    beta: float = 1.0,
+    zero_division: float = 0.0,
+    base_rates: Any = None,
+    unseen: str = "prior",
+) -> ThresholdResult:
+    """``tune(scores, labels, ...)`` on the every-cut path: the problem of every cut,
+    built and smoothed whole, then the same solve (what tune runs for other methods)."""
+    n = check_n_eval(n_eval, labels.shape[0])
+    pi = None if base_rates is None else check_base_rates(base_rates, labels.shape[1])
+    problem = build_problem(
+        scores, labels, zero_division, pi, n, beta, "fixed_point", unseen, False
+    )
+    return solve(problem, prior, {})
 
 
 def _problem(seed: int, n_obj: int, n_cls: int, levels: int | None) -> tuple[np.ndarray, Any]:
@@ -104,7 +128,7 @@ def test_tune_fast_path_equals_the_every_cut_path(
     s, y = _problem(*problem)
     kw: dict[str, Any] = {"prior": a, "n_eval": n_eval, "beta": beta, "zero_division": zd}
     fast = tune(s, y, **kw)
-    slow = tune(s, y, base_rates=_own_rates(y), **kw)
+    slow = _every_cut(s, y, **kw)
     assert slow.diagnostics["searched_cuts"] == "every cut"
     assert fast.diagnostics["searched_cuts"] in ("hull", "screened")
     # both are the proven optimum of the same smoothed objective
@@ -136,7 +160,7 @@ def test_an_edge_crossing_takes_the_screened_cuts_and_matches() -> None:
     s, y = data["scores"], data["labels"]
     for a, searched in ((1.0, "screened"), (3.0, "hull")):
         fast = tune(s, y, prior=a)
-        slow = tune(s, y, prior=a, base_rates=_own_rates(y))
+        slow = _every_cut(s, y, prior=a)
         assert fast.diagnostics["searched_cuts"] == searched
         np.testing.assert_array_equal(fast.cuts, slow.cuts)
         np.testing.assert_array_equal(fast.thresholds, slow.thresholds)
@@ -279,7 +303,7 @@ def test_sparse_scores_walk_equals_every_cut(
     np.testing.assert_array_equal(np.asarray(hull.full_cut), class_hulls(full).vertex_cut)
     kw: dict[str, Any] = {"prior": a, "n_eval": n_eval, "zero_division": zd}
     fast = tune(s, y, **kw)
-    slow = tune(s, y, base_rates=_own_rates(y), **kw)
+    slow = _every_cut(s, y, **kw)
     assert fast.diagnostics["searched_cuts"] in ("hull", "screened")
     assert slow.diagnostics["searched_cuts"] == "every cut"
     assert fast.diagnostics["smoothed_f"] == pytest.approx(
@@ -290,3 +314,203 @@ def test_sparse_scores_walk_equals_every_cut(
         assert f_fast == pytest.approx(slow.diagnostics["smoothed_f"], abs=1e-12)
     else:
         np.testing.assert_array_equal(fast.thresholds, slow.thresholds)
+
+
+# given base rates (prior centres pi per column) on the fused walk ---------------------
+
+# per-column centres: zeros (p~ = 0 along a run of negatives before the first positive:
+# collinear cuts), ones, and values in between
+centres = st.lists(
+    st.one_of(st.sampled_from([0.0, 1.0, 1e-3, 0.5]), st.floats(0.0, 1.0)),
+    min_size=12,
+    max_size=12,
+)
+
+
+def _unseen(y: Any, n_unseen: int) -> Any:
+    """``y`` with the positives of its first ``n_unseen`` columns removed (at least one
+    column keeps its positives)."""
+    y = np.array(y, copy=True)
+    y[:, : min(n_unseen, y.shape[1] - 1)] = 0
+    return y
+
+
+def _assert_same_answer(fast: Any, slow: Any, full: Any, beta: float) -> None:
+    """``fast`` (tune's walk) and ``slow`` (every cut) give the same answer: at a hull
+    crossing the same cuts, thresholds and F bit for bit; at an edge the exact search may
+    break an exact tie differently, so differing cuts must reach the same smoothed F on
+    every cut (``full``) — and then the thresholds of the cuts both chose agree."""
+    assert fast.diagnostics["searched_cuts"] in ("hull", "screened")
+    assert slow.diagnostics["searched_cuts"] == "every cut"
+    assert fast.diagnostics["smoothed_gap"] == 0.0
+    assert fast.diagnostics["smoothed_f"] == pytest.approx(
+        slow.diagnostics["smoothed_f"], abs=1e-12
+    )
+    assert fast.diagnostics["n_unseen"] == slow.diagnostics["n_unseen"]
+    if fast.diagnostics["searched_cuts"] == "hull" or np.array_equal(fast.cuts, slow.cuts):
+        np.testing.assert_array_equal(fast.cuts, slow.cuts)
+        assert (fast.f, fast.precision, fast.recall) == (slow.f, slow.precision, slow.recall)
+        assert fast.diagnostics["phi"] == slow.diagnostics["phi"]
+        # every column, the classes without tuning positives included
+        np.testing.assert_array_equal(fast.thresholds, slow.thresholds)
+    else:
+        f_fast = evaluate_cuts(full, full.local_cuts(fast.cuts), beta)[2]
+        assert f_fast == pytest.approx(slow.diagnostics["smoothed_f"], abs=1e-12)
+
+
+@settings_
+@given(
+    problems,
+    centres,
+    st.sampled_from([0.0, 0.5, 3.0, 30.0]),
+    st.sampled_from([None, 1.0, 7.0, math.inf]),
+    st.sampled_from([0.0, 1.0, math.nan]),
+    st.booleans(),
+)
+def test_hull_walk_with_base_rates_gives_the_hulls_of_every_smoothed_cut(
+    problem: tuple[int, int, int, int | None],
+    pi_list: list[float],
+    a: float,
+    n_eval: float | None,
+    zd: float,
+    sparse: bool,
+) -> None:
+    s, y = _problem(*problem)
+    if sparse:
+        s = sp.csc_matrix(np.where(s > np.median(s), s - s.min() + 1.0, 0.0))
+    pi = np.asarray(pi_list[: y.shape[1]])
+    n = float(y.shape[0]) if n_eval is None else n_eval
+    full = smooth_points(class_points(s, y, zero_division=zd), a, base_rates=pi, n_eval=n)
+    inputs = walk_inputs(s, y)
+    hull = smoothed_hull_points(inputs, (a,), n_eval=n, zero_division=zd, base_rates=pi)[0]
+    ref = class_hulls(full)
+    got = class_hulls(hull)
+    np.testing.assert_array_equal(hull.base_rate, full.base_rate)
+    np.testing.assert_array_equal(got.vertex_indptr, ref.vertex_indptr)
+    np.testing.assert_array_equal(np.asarray(hull.full_cut), ref.vertex_cut)
+    np.testing.assert_array_equal(got.vertex_p, ref.vertex_p)
+    np.testing.assert_array_equal(got.vertex_r, ref.vertex_r)
+    np.testing.assert_array_equal(got.edge_angle, ref.edge_angle)
+
+
+@settings(max_examples=120, deadline=None)
+@given(
+    problems,
+    centres,
+    st.integers(0, 3),
+    st.sampled_from([0.5, 3.0, 10.0]),
+    st.sampled_from([None, 1.0, 5.0, math.inf]),
+    st.sampled_from([0.5, 1.0, 2.0]),
+    st.sampled_from([0.0, 1.0, math.nan]),
+    st.sampled_from(["prior", "never"]),
+)
+def test_tune_with_base_rates_fast_path_equals_the_every_cut_path(
+    problem: tuple[int, int, int, int | None],
+    pi_list: list[float],
+    n_unseen: int,
+    a: float,
+    n_eval: float | None,
+    beta: float,
+    zd: float,
+    unseen: str,
+) -> None:
+    s, y = _problem(*problem)
+    y = _unseen(y, n_unseen)
+    pi = np.asarray(pi_list[: y.shape[1]])
+    kw: dict[str, Any] = {
+        "prior": a,
+        "n_eval": n_eval,
+        "beta": beta,
+        "zero_division": zd,
+        "base_rates": pi,
+        "unseen": unseen,
+    }
+    fast = tune(s, y, **kw)
+    slow = _every_cut(s, y, **kw)
+    n = float(y.shape[0]) if n_eval is None else n_eval
+    full = smooth_points(class_points(s, y, zero_division=zd), a, base_rates=pi, n_eval=n)
+    _assert_same_answer(fast, slow, full, beta)
+
+
+@settings_
+@given(
+    st.tuples(st.integers(0, 10_000), st.integers(2, 120), st.integers(1, 10)),
+    centres,
+    st.integers(0, 2),
+    st.sampled_from([0.2, 0.6, 1.0]),
+    st.sampled_from([0.5, 3.0, 10.0]),
+    st.sampled_from([None, 1.0, 5.0, math.inf]),
+    st.sampled_from([0.0, 1.0, math.nan]),
+    st.sampled_from(["csr", "csc"]),
+)
+def test_sparse_scores_with_base_rates_equal_every_cut(
+    problem: tuple[int, int, int],
+    pi_list: list[float],
+    n_unseen: int,
+    share: float,
+    a: float,
+    n_eval: float | None,
+    zd: float,
+    fmt: str,
+) -> None:
+    s, y = _sparse_problem(*problem, share)
+    s = s.asformat(fmt)
+    y = _unseen(y, n_unseen)
+    pi = np.asarray(pi_list[: y.shape[1]])
+    kw: dict[str, Any] = {"prior": a, "n_eval": n_eval, "zero_division": zd, "base_rates": pi}
+    fast = tune(s, y, **kw)
+    slow = _every_cut(s, y, **kw)
+    n = float(y.shape[0]) if n_eval is None else n_eval
+    full = smooth_points(class_points(s, y, zero_division=zd), a, base_rates=pi, n_eval=n)
+    _assert_same_answer(fast, slow, full, 1.0)
+
+
+@settings(max_examples=30, deadline=None)
+@given(problems, st.sampled_from([0.5, 3.0]), st.booleans())
+def test_given_own_rates_are_the_default_bit_for_bit(
+    problem: tuple[int, int, int, int | None], a: float, sparse: bool
+) -> None:
+    s, y = _problem(*problem)
+    if sparse:
+        s = sp.csr_matrix(s - s.min() + 1.0)
+    default = tune(s, y, prior=a)
+    given_ = tune(s, y, prior=a, base_rates=_own_rates(y))
+    assert given_.diagnostics["searched_cuts"] == default.diagnostics["searched_cuts"]
+    np.testing.assert_array_equal(given_.thresholds, default.thresholds)
+    np.testing.assert_array_equal(given_.cuts, default.cuts)
+    assert given_.diagnostics["smoothed_f"] == default.diagnostics["smoothed_f"]
+
+
+def test_base_rates_at_an_edge_crossing_take_the_screened_cuts_and_match() -> None:
+    # Corel5k's bundled rankings (111 classes without a positive): with pi = 0.5 for every
+    # class, each of these a crosses on an edge; with the first half's rates (and 0.01 for
+    # the classes without positives) a = 1 does, a = 3 not
+    from pathlib import Path
+
+    data = np.load(Path(__file__).parents[1] / "optimize" / "data" / "corel5k_test_scores.npz")
+    s, y = data["scores"], data["labels"]
+    half = y[:250].mean(axis=0)
+    half[y.sum(axis=0) == 0] = 0.01
+    cases = [
+        (np.full(y.shape[1], 0.5), 0.5, "screened"),
+        (np.full(y.shape[1], 0.5), 3.0, "screened"),
+        (half, 1.0, "screened"),
+        (half, 3.0, "hull"),
+    ]
+    for pi, a, searched in cases:
+        fast = tune(s, y, prior=a, base_rates=pi)
+        slow = _every_cut(s, y, prior=a, base_rates=pi)
+        assert fast.diagnostics["searched_cuts"] == searched
+        assert fast.diagnostics["n_unseen"] == 111
+        np.testing.assert_array_equal(fast.cuts, slow.cuts)
+        np.testing.assert_array_equal(fast.thresholds, slow.thresholds)
+        assert fast.diagnostics["smoothed_f"] == slow.diagnostics["smoothed_f"]
+        assert fast.diagnostics["smoothed_gap"] == 0.0
+
+
+def test_cv_with_base_rates_stays_on_every_cut() -> None:
+    # the halves of prior="cv" are copied and fitted on every cut when pi is given (the
+    # in-place walk of the halves uses their own rates); so is the final fit
+    s, y = _problem(3, 80, 5, 8)
+    t = tune(s, y, prior="cv", base_rates=np.full(5, 0.2), cv_grid=(1.0, 3.0))
+    assert t.diagnostics["searched_cuts"] == "every cut"

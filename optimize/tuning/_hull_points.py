@@ -10,7 +10,8 @@ per-class scratch buffer, and keeps the cuts on the upper-right hull chain, for 
 pseudo-count of a grid in the same walk. The result holds a few cuts per class instead of
 one per distinct score, so ``tune`` costs about what ``fixed_point`` does. At an edge
 crossing :func:`smoothed_screened_points` walks again and keeps the cuts the exact search
-can use.
+can use. The prior centre pi_k is the tuning labels' own rate m_k / N by default, or a
+given one (``tune(base_rates=...)``): the argument holds for any pi_k >= 0.
 
 The values are the same floats as ``smooth_points(class_points(...))`` (both call
 :func:`optimize.tuning.smoothing.smoothed_cut`), and the chains are those of
@@ -150,6 +151,7 @@ def _smooth_cuts(
     tp: NDArray[np.int64],
     fp: NDArray[np.int64],
     m: int,
+    pi: float,
     n_obj: int,
     a: float,
     chances: NDArray[np.float64],
@@ -159,7 +161,7 @@ def _smooth_cuts(
 ) -> None:
     """(p~, r~) of the cuts ``sel[:k]`` into ``p[:k]``, ``r[:k]``."""
     for t in range(k):
-        p[t], r[t] = _cut_values(sel[t], tp, fp, m, n_obj, a, chances, zd)
+        p[t], r[t] = _cut_values(sel[t], tp, fp, m, pi, n_obj, a, chances, zd)
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
@@ -168,17 +170,18 @@ def _cut_values(
     tp: NDArray[np.int64],
     fp: NDArray[np.int64],
     m: int,
+    pi: float,
     n_obj: int,
     a: float,
     chances: NDArray[np.float64],
     zd: float,
 ) -> tuple[float, float]:
-    """(p~, r~) of cut ``g`` of a class with m positives (own base rate m / N)."""
+    """(p~, r~) of cut ``g`` of a class with m positives and prior centre ``pi``."""
     n = float(n_obj)
     jj = tp[g] + fp[g]
     j = float(jj)
     q = chances[jj] if jj < chances.size else 0.0
-    return smoothed_cut(float(tp[g]), j, float(m), m / n, j / n, a, q, zd)
+    return smoothed_cut(float(tp[g]), j, float(m), pi, j / n, a, q, zd)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -188,6 +191,7 @@ def _emit_hull(
     thr: NDArray[np.float64],
     c: int,
     m: int,
+    pi: float,
     n_obj: int,
     priors: NDArray[np.float64],
     chances: NDArray[np.float64],
@@ -201,14 +205,14 @@ def _emit_hull(
 ) -> tuple[_Outputs, int]:
     """One class's hull cuts for each prior, appended to ``out`` from entry ``o``.
 
-    ``tp``, ``fp``, ``thr``: the class's ``c`` cuts (m positives); ``curved``: from
-    :func:`_curved_prefix`; ``counts[g, col]`` gets the number of vertices at
-    ``priors[g]``. Returns the buffers and the next entry.
+    ``tp``, ``fp``, ``thr``: the class's ``c`` cuts (m positives, prior centre ``pi``);
+    ``curved``: from :func:`_curved_prefix`; ``counts[g, col]`` gets the number of
+    vertices at ``priors[g]``. Returns the buffers and the next entry.
     """
     sel, p, r, stack = scratch
     k = _hull_candidates(tp, fp, c, curved, sel)
     for g_prior in range(priors.size):
-        _smooth_cuts(sel, k, tp, fp, m, n_obj, priors[g_prior], chances, zd, p, r)
+        _smooth_cuts(sel, k, tp, fp, m, pi, n_obj, priors[g_prior], chances, zd, p, r)
         start, top = upper_chain(p, r, 0, k, stack)
         out = _room(out, o + top - start)
         out_tp, out_fp, out_thr, out_number = out
@@ -239,13 +243,15 @@ def _block_hull_cuts(
     unsorted: NDArray[np.floating],
     y: NDArray[np.bool_],
     srt: NDArray[np.floating],
+    centres: NDArray[np.float64],
     priors: NDArray[np.float64],
     n_eval: float,
     zd: float,
 ) -> tuple[
     NDArray[np.int64], NDArray[np.int64], NDArray[np.int64], NDArray[np.float64], NDArray[np.int64]
 ]:
-    """Hull cuts of each row (= class) of a dense block, for each pseudo-count in ``priors``.
+    """Hull cuts of each row (= class) of a dense block, for each pseudo-count in ``priors``
+    (``centres[row]``: the row's prior centre pi).
 
     Returns ``counts[g, row]`` (hull vertices of the row at ``priors[g]``) and the
     vertices' tp, fp, threshold and cut number, ordered by row, then prior, then along
@@ -262,7 +268,22 @@ def _block_hull_cuts(
     for row in range(n_rows):
         c, m = _class_cuts(unsorted[row], y[row], srt[row], tp, fp, thr)
         out, o = _emit_hull(
-            tp, fp, thr, c, m, n_obj, priors, chances, curved, zd, scratch, counts, row, out, o
+            tp,
+            fp,
+            thr,
+            c,
+            m,
+            centres[row],
+            n_obj,
+            priors,
+            chances,
+            curved,
+            zd,
+            scratch,
+            counts,
+            row,
+            out,
+            o,
         )
     return counts, out[0][:o].copy(), out[1][:o].copy(), out[2][:o].copy(), out[3][:o].copy()
 
@@ -275,6 +296,7 @@ def _csc_hull_cuts(
     l_ptr: NDArray[np.int64],
     l_rows: NDArray[np.int64],
     cols: NDArray[np.int64],
+    centres: NDArray[np.float64],
     n_obj: int,
     priors: NDArray[np.float64],
     n_eval: float,
@@ -282,8 +304,9 @@ def _csc_hull_cuts(
 ) -> tuple[
     NDArray[np.int64], NDArray[np.int64], NDArray[np.int64], NDArray[np.float64], NDArray[np.int64]
 ]:
-    """:func:`_block_hull_cuts` for the kept columns ``cols`` of a CSC score matrix
-    holding retrieved entries only (cuts as :func:`class_points` makes them)."""
+    """:func:`_block_hull_cuts` for the kept columns ``cols`` (prior centres ``centres``)
+    of a CSC score matrix holding retrieved entries only (cuts as :func:`class_points`
+    makes them)."""
     longest = longest_column(s_ptr, cols)
     counts = np.zeros((priors.size, cols.size), dtype=np.int64)
     out = _new_outputs(8 * cols.size * priors.size + 16)
@@ -296,7 +319,22 @@ def _csc_hull_cuts(
         k = cols[j]
         c, m = csc_column_cuts(s_ptr, s_rows, s_vals, l_ptr, l_rows, k, n_obj, tp, fp, thr)
         out, o = _emit_hull(
-            tp, fp, thr, c, m, n_obj, priors, chances, curved, zd, scratch, counts, j, out, o
+            tp,
+            fp,
+            thr,
+            c,
+            m,
+            centres[j],
+            n_obj,
+            priors,
+            chances,
+            curved,
+            zd,
+            scratch,
+            counts,
+            j,
+            out,
+            o,
         )
     return counts, out[0][:o].copy(), out[1][:o].copy(), out[2][:o].copy(), out[3][:o].copy()
 
@@ -307,14 +345,20 @@ def _hull_candidates(
 ) -> int:
     """The cuts that can be hull vertices into ``sel``; returns how many.
 
-    Within a run of cuts of equal tp (negatives), r~ is affine in j and p~ is strictly
-    convex in j from j = ``n_curved`` on (:func:`_curved_prefix`: where the
-    finite-sample factor is 1, p~ = (tp + a pi) / (j + a)), so the inner cuts of a run
-    there lie strictly below the chord of their nearest kept neighbours: they are never
-    hull vertices, and any linear value ``ga p~ + gc r~`` (ga, gc >= 0) is convex along
-    the run, at most the larger of its ends. Kept: the ends of each run, every cut
-    whose predecessor predicts fewer than ``n_curved`` objects, the empty and first
-    cuts (p of the empty cut is zero_division).
+    Within a run of cuts of equal tp (negatives), r~ is affine in j and p~ is convex in j
+    from j = ``n_curved`` on (:func:`_curved_prefix`: where the finite-sample factor is 1,
+    p~ = (tp + a pi) / (j + a)), for any prior centre pi >= 0 (the own rate m / N or a
+    given one). With tp + a pi > 0 it is strictly convex: the inner cuts of a run there
+    lie strictly below the chord of their nearest kept neighbours and are never hull
+    vertices. With tp + a pi = 0 (tp = 0 and pi = 0, or a = 0) p~ is 0 along the run:
+    with a > 0 its cuts are collinear, but a cut with p~ = 0 is never on the returned
+    chain (that chain runs from the last vertex of maximal precision to the all-objects
+    cut, whose p~ = (m + a pi) / (N + a) > 0, with p~ non-increasing); with a = 0, r~ is
+    constant along the run and the chain keeps its first cut only. Either way any linear
+    value ``ga p~ + gc r~`` (ga, gc >= 0) is convex along the run, at most the larger of
+    its ends. Kept: the ends of each run, every cut whose predecessor predicts fewer than
+    ``n_curved`` objects, the empty and first cuts (p of the empty cut is
+    zero_division). docs/f-macro.md, property 4.
     """
     k = 0
     for g in range(c):
@@ -338,6 +382,7 @@ def _walk_in(
     tp: NDArray[np.int64],
     fp: NDArray[np.int64],
     m: int,
+    pi: float,
     n_obj: int,
     a: float,
     chances: NDArray[np.float64],
@@ -352,7 +397,7 @@ def _walk_in(
     (or ``stop``)."""
     g = start
     while (g < stop) if step > 0 else (g > stop):
-        p, r = _cut_values(g, tp, fp, m, n_obj, a, chances, zd)
+        p, r = _cut_values(g, tp, fp, m, pi, n_obj, a, chances, zd)
         if ga * p + gc * r < low:
             return g
         keep[g] = True
@@ -367,6 +412,7 @@ def _emit_screened(
     thr: NDArray[np.float64],
     c: int,
     m: int,
+    pi: float,
     n_obj: int,
     a: float,
     chances: NDArray[np.float64],
@@ -387,7 +433,7 @@ def _emit_screened(
     a run: :func:`_hull_candidates`). Returns the buffers, the next entry, the count."""
     sel, p, r, _ = scratch
     n_sel = _hull_candidates(tp, fp, c, curved, sel)
-    _smooth_cuts(sel, n_sel, tp, fp, m, n_obj, a, chances, zd, p, r)
+    _smooth_cuts(sel, n_sel, tp, fp, m, pi, n_obj, a, chances, zd, p, r)
     for g in hull_cut:
         keep[g] = True
     for t in range(n_sel):
@@ -400,9 +446,9 @@ def _emit_screened(
         if hi == lo + 1:
             continue
         if keep[lo]:
-            lo = _walk_in(lo + 1, hi, 1, tp, fp, m, n_obj, a, chances, zd, ga, gc, low, keep)
+            lo = _walk_in(lo + 1, hi, 1, tp, fp, m, pi, n_obj, a, chances, zd, ga, gc, low, keep)
         if keep[hi]:
-            _walk_in(hi - 1, lo, -1, tp, fp, m, n_obj, a, chances, zd, ga, gc, low, keep)
+            _walk_in(hi - 1, lo, -1, tp, fp, m, pi, n_obj, a, chances, zd, ga, gc, low, keep)
     n_keep = 0
     for g in range(c):
         n_keep += keep[g]
@@ -426,6 +472,7 @@ def _block_screened_cuts(
     y: NDArray[np.bool_],
     srt: NDArray[np.floating],
     first: int,
+    centres: NDArray[np.float64],
     a: float,
     n_eval: float,
     zd: float,
@@ -438,8 +485,9 @@ def _block_screened_cuts(
     NDArray[np.int64], NDArray[np.int64], NDArray[np.int64], NDArray[np.float64], NDArray[np.int64]
 ]:
     """:func:`_emit_screened` for each row of a dense block: class ``k = first + row``
-    with floor ``floor[k]`` and hull vertices ``hull_cut[hull_ptr[k]:hull_ptr[k + 1]]``.
-    Returns (cuts per row, tp, fp, threshold, cut number), cuts in order."""
+    with prior centre ``centres[k]``, floor ``floor[k]`` and hull vertices
+    ``hull_cut[hull_ptr[k]:hull_ptr[k + 1]]``. Returns (cuts per row, tp, fp, threshold,
+    cut number), cuts in order."""
     n_rows, n_obj = srt.shape
     counts = np.zeros(n_rows, dtype=np.int64)
     out = _new_outputs(8 * n_rows + 16)
@@ -459,6 +507,7 @@ def _block_screened_cuts(
             thr,
             c,
             m,
+            centres[k],
             n_obj,
             a,
             chances,
@@ -484,6 +533,7 @@ def _csc_screened_cuts(
     l_ptr: NDArray[np.int64],
     l_rows: NDArray[np.int64],
     cols: NDArray[np.int64],
+    centres: NDArray[np.float64],
     n_obj: int,
     a: float,
     n_eval: float,
@@ -516,6 +566,7 @@ def _csc_screened_cuts(
             thr,
             c,
             m,
+            centres[j],
             n_obj,
             a,
             chances,
@@ -579,6 +630,7 @@ class WalkedHulls:
     n_cols: int
     columns: NDArray[np.int64]  # the kept columns (with a positive), increasing
     support: NDArray[np.int64]  # positives of each kept column
+    centres: NDArray[np.float64]  # prior centre pi of each kept column
     cuts: list[tuple[NDArray[np.int64], ...]]
 
     def missing(self) -> NDArray[np.int64]:
@@ -595,6 +647,7 @@ def walked_hulls(
     n_eval: float,
     zero_division: float,
     rows: NDArray[np.int64] | None = None,
+    base_rates: NDArray[np.float64] | None = None,
 ) -> WalkedHulls:
     """:func:`smoothed_hull_points` without the objects: the hull cuts at each prior."""
     n_obj = inputs.n_obj
@@ -606,8 +659,9 @@ def walked_hulls(
         l_ptr, l_rows = inputs.label_columns
         sizes = np.diff(l_ptr)
         cols = kept_classes(sizes, "exclude")
+        rates = _centres(sizes[cols], n_obj, base_rates, cols)
         parts: Sequence[Any] = [
-            _csc_hull_cuts(*inputs.csc, l_ptr, l_rows, cols, n_obj, grid, float(n_eval), zd)
+            _csc_hull_cuts(*inputs.csc, l_ptr, l_rows, cols, rates, n_obj, grid, float(n_eval), zd)
         ]
     else:
         s, y = inputs.scores, inputs.labels
@@ -617,11 +671,14 @@ def walked_hulls(
             n_obj = int(rows.size)
             sizes = label_sizes(y[rows])
         cols = kept_classes(sizes, "exclude")
+        rates = _centres(sizes[cols], n_obj, base_rates, cols)
         parts = map_blocks(
             s,
             y,
             cols,
-            lambda u, yb, srt, _first: _block_hull_cuts(u, yb, srt, grid, float(n_eval), zd),
+            lambda u, yb, srt, first: _block_hull_cuts(
+                u, yb, srt, rates[first : first + u.shape[0]], grid, float(n_eval), zd
+            ),
             rows,
         )
     by_prior = [(part[0], *_prior_major(*part)) for part in parts]
@@ -634,7 +691,7 @@ def walked_hulls(
             for i in (2, 3, 4, 5)
         )
         cuts.append((indptr, *arrays))
-    return WalkedHulls(n_obj, inputs.n_cols, cols, sizes[cols], cuts)
+    return WalkedHulls(n_obj, inputs.n_cols, cols, sizes[cols], rates, cuts)
 
 
 @numba.njit(cache=True)
@@ -679,6 +736,7 @@ def smoothed_hull_points(
     n_eval: float,
     zero_division: float,
     rows: NDArray[np.int64] | None = None,
+    base_rates: NDArray[np.float64] | None = None,
 ) -> list[SmoothedPoints]:
     """Smoothed points holding only each class's upper-right hull cuts, one per prior.
 
@@ -696,15 +754,25 @@ def smoothed_hull_points(
     rows
         Increasing indices of the objects to use (default all; dense scores only): the
         points of that subset, without copying it.
+    base_rates
+        Checked prior centres pi per column (all ``n_cols`` columns, values in [0, 1]),
+        as ``smooth_points(..., base_rates=)`` takes them. Default: the tuning labels'
+        own rates m_k / N (of the ``rows`` used).
 
     Returns
     -------
     list of SmoothedPoints
         For each prior: points whose cuts are the hull vertices (``full_cut`` numbers
-        them among all cuts), base rates the tuning labels' own rates m_k / N.
+        them among all cuts), base rates the prior centres of the kept classes.
     """
-    walked = walked_hulls(inputs, priors, n_eval=n_eval, zero_division=zero_division, rows=rows)
-    rates = walked.support / float(walked.n_obj)
+    walked = walked_hulls(
+        inputs,
+        priors,
+        n_eval=n_eval,
+        zero_division=zero_division,
+        rows=rows,
+        base_rates=base_rates,
+    )
     out = []
     for a, (indptr, tp, fp, thr, number) in zip(priors, walked.cuts, strict=True):
         base = ClassPoints(
@@ -723,7 +791,7 @@ def smoothed_hull_points(
             sharing(
                 base,
                 pseudo_count=float(a),
-                base_rate=rates,
+                base_rate=walked.centres,
                 n_eval=n_eval,
                 centre_p=np.zeros(0),
                 centre_r=np.zeros(0),
@@ -751,6 +819,7 @@ def smoothed_screened_points(
     ga, gc, floors = screen_floors(hull, linear, beta)
     a, n_eval, zd = hull.pseudo_count, hull.n_eval, hull.zero_division
     cols = np.asarray(hull.class_index)
+    centres = np.ascontiguousarray(hull.base_rate, dtype=np.float64)
     hull_ptr = np.asarray(hull.indptr)
     hull_cut = np.asarray(hull.full_cut)
     if inputs.csc is not None and inputs.label_columns is not None:
@@ -761,6 +830,7 @@ def smoothed_screened_points(
                 l_ptr,
                 l_rows,
                 cols,
+                centres,
                 inputs.n_obj,
                 a,
                 n_eval,
@@ -778,7 +848,7 @@ def smoothed_screened_points(
             inputs.labels,
             cols,
             lambda u, yb, srt, first: _block_screened_cuts(
-                u, yb, srt, first, a, n_eval, zd, ga, gc, floors, hull_ptr, hull_cut
+                u, yb, srt, first, centres, a, n_eval, zd, ga, gc, floors, hull_ptr, hull_cut
             ),
         )
     indptr = np.zeros(cols.size + 1, dtype=np.int64)
@@ -804,3 +874,16 @@ def smoothed_screened_points(
         centre_p=np.zeros(0),
         centre_r=np.zeros(0),
     )
+
+
+def _centres(
+    support: NDArray[np.int64],
+    n_obj: int,
+    base_rates: NDArray[np.float64] | None,
+    cols: NDArray[np.int64],
+) -> NDArray[np.float64]:
+    """Prior centre pi of each kept class ``cols``: ``base_rates[cols]`` when given, else
+    the own rates m_k / N (the same floats as m / N in the smoothing kernel)."""
+    if base_rates is None:
+        return support / float(n_obj)
+    return np.ascontiguousarray(base_rates[cols], dtype=np.float64)

@@ -114,12 +114,18 @@ def problem_from_points(
 
 
 def hull_problem(
-    hull: SmoothedPoints, scores: Any, inputs: WalkInputs, b: float, unseen: str
+    hull: SmoothedPoints,
+    scores: Any,
+    inputs: WalkInputs,
+    b: float,
+    unseen: str,
+    pi: NDArray[np.float64] | None = None,
 ) -> Problem:
     """The fast path's problem: ``hull`` from :func:`smoothed_hull_points` on ``inputs``
     (the checked form of ``scores``, whose columns without positives the rule for unseen
-    classes reads)."""
-    base = problem_from_points(hull, scores, None, hull.n_eval, b, "fixed_point", unseen)
+    classes reads) with the prior centres ``pi`` per column it was walked with (None: the
+    own rates; the unseen classes' rule reads them)."""
+    base = problem_from_points(hull, scores, pi, hull.n_eval, b, "fixed_point", unseen)
     return attrs.evolve(base, hull_prior=hull.pseudo_count, source=inputs)
 
 

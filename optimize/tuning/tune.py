@@ -205,8 +205,14 @@ def tune(
             raise ValueError(f"cv_repeats must be >= 1, got {cv_repeats}")
         if isinstance(random_state, bool) or not isinstance(random_state, (int, np.integer)):
             raise TypeError(f"random_state must be an int, got {random_state!r}")
-    # the fused hull walk: scores (dense or sparse), own base rates, the default search
-    fast = points is None and method == "fixed_point" and pi is None and not calibrated
+    # the fused hull walk: scores (dense or sparse), the default search; given base rates
+    # too, except under prior="cv" (its halves are then copied and fitted on every cut)
+    fast = (
+        points is None
+        and method == "fixed_point"
+        and not calibrated
+        and not (use_cv and pi is not None)
+    )
     # every path but the fast one builds its problem first: bad input is reported for the
     # whole input before the cross-validation splits it
     problem: Problem | None = None
@@ -237,8 +243,8 @@ def tune(
         a = grid[int(np.argmax(cv))]
         extra = {"cv_grid": np.asarray(grid), "cv_scores": cv}
     if problem is None and inputs is not None:  # the fast path: the hull cuts at the a chosen
-        hull = smoothed_hull_points(inputs, (a,), n_eval=n, zero_division=zd)[0]
-        problem = hull_problem(hull, scores, inputs, b, unseen)
+        hull = smoothed_hull_points(inputs, (a,), n_eval=n, zero_division=zd, base_rates=pi)[0]
+        problem = hull_problem(hull, scores, inputs, b, unseen, pi)
     if problem is None:
         raise AssertionError("every path builds a problem")
     return solve(problem, a, extra)
