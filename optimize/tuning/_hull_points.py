@@ -22,6 +22,7 @@ crossing, cuts and certificate (tests/test_tune_fast_path.py, against every cut)
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -52,7 +53,13 @@ from fmacro.optimize.search.result import ThresholdResult
 from fmacro.optimize.tuning.smoothing import SmoothedPoints, empty_chance, sharing, smoothed_cut
 from fmacro.validation.checks import is_sparse
 
-__all__ = ["WalkInputs", "smoothed_hull_points", "smoothed_screened_points", "walk_inputs"]
+__all__ = [
+    "WalkInputs",
+    "smoothed_hull_points",
+    "smoothed_screened_points",
+    "unseen_thresholds",
+    "walk_inputs",
+]
 
 
 _Outputs = tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.float64], NDArray[np.int64]]
@@ -874,6 +881,122 @@ def smoothed_screened_points(
         centre_p=np.zeros(0),
         centre_r=np.zeros(0),
     )
+
+
+@numba.njit(cache=True, nogil=True)
+def _best_unseen_cut(
+    tp: NDArray[np.int64],
+    fp: NDArray[np.int64],
+    thr: NDArray[np.float64],
+    c: int,
+    pi: float,
+    n_obj: int,
+    a: float,
+    chances: NDArray[np.float64],
+    zd: float,
+    cos_phi: float,
+    sin_phi: float,
+) -> float:
+    """Threshold of the first of a class's ``c`` cuts (no positives, prior centre ``pi``)
+    maximizing ``cos_phi p~ + sin_phi r~`` (NaN counts as -inf); -inf for the last cut,
+    the all-objects one. The rule of ``_solve._unseen_thresholds`` on every cut."""
+    best = -np.inf
+    chosen = 0
+    for g in range(c):
+        p, r = _cut_values(g, tp, fp, 0, pi, n_obj, a, chances, zd)
+        v = cos_phi * p + sin_phi * r
+        if v > best:  # NaN never passes; the first maximum is kept
+            best = v
+            chosen = g
+    return -np.inf if chosen == c - 1 else thr[chosen]
+
+
+@numba.njit(cache=True, nogil=True)
+def _block_unseen(
+    unsorted: NDArray[np.floating],
+    y: NDArray[np.bool_],
+    srt: NDArray[np.floating],
+    centres: NDArray[np.float64],
+    a: float,
+    n_eval: float,
+    zd: float,
+    cos_phi: float,
+    sin_phi: float,
+) -> NDArray[np.float64]:
+    """:func:`_best_unseen_cut` of each row (= class without positives) of a dense block."""
+    n_rows, n_obj = srt.shape
+    found = np.empty(n_rows, dtype=np.float64)
+    tp, fp, thr, _ = _new_outputs(n_obj + 1)  # one class's cuts
+    chances = _empty_chances(n_obj, n_eval, zd)
+    for row in range(n_rows):
+        c, _ = _class_cuts(unsorted[row], y[row], srt[row], tp, fp, thr)
+        found[row] = _best_unseen_cut(
+            tp, fp, thr, c, centres[row], n_obj, a, chances, zd, cos_phi, sin_phi
+        )
+    return found
+
+
+@numba.njit(cache=True, nogil=True)
+def _csc_unseen(
+    s_ptr: NDArray[np.int64],
+    s_rows: NDArray[np.int64],
+    s_vals: NDArray[np.float64],
+    l_ptr: NDArray[np.int64],
+    l_rows: NDArray[np.int64],
+    cols: NDArray[np.int64],
+    centres: NDArray[np.float64],
+    n_obj: int,
+    a: float,
+    n_eval: float,
+    zd: float,
+    cos_phi: float,
+    sin_phi: float,
+) -> NDArray[np.float64]:
+    """:func:`_block_unseen` for the columns ``cols`` of a CSC score matrix."""
+    longest = longest_column(s_ptr, cols)
+    found = np.empty(cols.size, dtype=np.float64)
+    tp, fp, thr, _ = _new_outputs(longest + 2)  # one column's cuts
+    chances = _empty_chances(n_obj, n_eval, zd)
+    for j in range(cols.size):
+        c, _ = csc_column_cuts(s_ptr, s_rows, s_vals, l_ptr, l_rows, cols[j], n_obj, tp, fp, thr)
+        found[j] = _best_unseen_cut(
+            tp, fp, thr, c, centres[j], n_obj, a, chances, zd, cos_phi, sin_phi
+        )
+    return found
+
+
+def unseen_thresholds(
+    inputs: WalkInputs,
+    cols: NDArray[np.int64],
+    pi: NDArray[np.float64],
+    *,
+    pseudo_count: float,
+    n_eval: float,
+    zero_division: float,
+    phi: float,
+) -> NDArray[np.float64]:
+    """The thresholds of ``tune``'s rule for classes without tuning positives, walked.
+
+    For each column of ``cols`` (increasing, without positives; prior centres ``pi``):
+    the first cut maximizing ``cos(phi) p~ + sin(phi) r~`` over its smoothed cuts (tp =
+    m = 0), -inf for the all-objects cut. The answer of ``_solve._unseen_thresholds`` on
+    every cut (the same floats: :func:`smoothed_cut`), one column's cuts at a time
+    instead of every cut of the columns at once, read in place.
+    """
+    centres = np.ascontiguousarray(pi, dtype=np.float64)
+    args = (pseudo_count, float(n_eval), float(zero_division), math.cos(phi), math.sin(phi))
+    if inputs.csc is not None and inputs.label_columns is not None:
+        l_ptr, l_rows = inputs.label_columns
+        return _csc_unseen(*inputs.csc, l_ptr, l_rows, cols, centres, inputs.n_obj, *args)
+    parts = map_blocks(
+        inputs.scores,
+        inputs.labels,
+        cols,
+        lambda u, yb, srt, first: _block_unseen(
+            u, yb, srt, centres[first : first + u.shape[0]], *args
+        ),
+    )
+    return np.concatenate([np.zeros(0), *parts])
 
 
 def _centres(

@@ -138,13 +138,15 @@ class _Walked:
     def thresholds(self, rows: NDArray[np.int64], n: float, fit: _Fit) -> NDArray[np.float64]:
         """The half's hull cuts, each grid value searched by the linearization alone (no
         exact steps), on bare arrays."""
-        walk = {"n_eval": n, "zero_division": fit.zd}
+        read: Callable[[NDArray[np.int64]], Any]
         if self.sparse:
             half = self.scores[rows]
-            walked = walked_hulls(walk_inputs(half, self.labels[rows]), fit.grid, **walk)
+            walked = walked_hulls(
+                walk_inputs(half, self.labels[rows]), fit.grid, n_eval=n, zero_division=fit.zd
+            )
             read = partial(read_columns, half)
         else:
-            walked = walked_hulls(self.inputs, fit.grid, rows=rows, **walk)
+            walked = walked_hulls(self.inputs, fit.grid, n_eval=n, zero_division=fit.zd, rows=rows)
             read = partial(_gather, self.scores, rows)
         missing = walked.missing()
         wanted = fit.unseen == "prior" and missing.size

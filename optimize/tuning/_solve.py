@@ -23,7 +23,11 @@ from fmacro.optimize.search.exact import exact
 from fmacro.optimize.search.fixed_point import fixed_point, linearized_cuts
 from fmacro.optimize.search.points import ClassPoints, class_points
 from fmacro.optimize.search.result import ThresholdResult
-from fmacro.optimize.tuning._hull_points import WalkInputs, smoothed_screened_points
+from fmacro.optimize.tuning._hull_points import (
+    WalkInputs,
+    smoothed_screened_points,
+    unseen_thresholds,
+)
 from fmacro.optimize.tuning.etu import model_centres
 from fmacro.optimize.tuning.smoothing import SmoothedPoints, smooth_points
 from fmacro.validation.checks import is_sparse
@@ -45,10 +49,12 @@ class Problem:
     """Everything a tuning solve needs besides the pseudo-count."""
 
     raw: ClassPoints  # every cut, or (hull_prior set) only the hull cuts at hull_prior
-    # reads the scores of the columns without positives when the rule needs them (the
-    # all-objects answer of zero_division 0 and prior centre 0 does not); None: rule
-    # "never", or no such column
-    unseen: Callable[[], Any] | None
+    # the scores of the columns without positives, for the rule for unseen classes:
+    # their WalkInputs on the fast path (the columns walked in place), else a reader of a
+    # copy of those columns, called only when the rule needs them (the all-objects answer
+    # of zero_division 0 and prior centre 0 does not); None: rule "never", or no such
+    # column
+    unseen: WalkInputs | Callable[[], Any] | None
     base_rates: NDArray[np.float64] | None  # per column, or None = own rates
     n_eval: float
     beta: float
@@ -123,10 +129,21 @@ def hull_problem(
 ) -> Problem:
     """The fast path's problem: ``hull`` from :func:`smoothed_hull_points` on ``inputs``
     (the checked form of ``scores``, whose columns without positives the rule for unseen
-    classes reads) with the prior centres ``pi`` per column it was walked with (None: the
-    own rates; the unseen classes' rule reads them)."""
-    base = problem_from_points(hull, scores, pi, hull.n_eval, b, "fixed_point", unseen)
-    return attrs.evolve(base, hull_prior=hull.pseudo_count, source=inputs)
+    classes walks in place) with the prior centres ``pi`` per column it was walked with
+    (None: the own rates; the unseen classes' rule reads them)."""
+    missing = missing_columns(hull)
+    wanted = unseen == "prior" and missing.size
+    return Problem(
+        hull,
+        inputs if wanted else None,
+        pi,
+        hull.n_eval,
+        b,
+        "fixed_point",
+        hull_prior=hull.pseudo_count,
+        source=inputs,
+        unseen_columns=missing,
+    )
 
 
 def _search(points: SmoothedPoints, method: str, b: float, exact_step: bool) -> ThresholdResult:
@@ -190,6 +207,17 @@ def fill_unseen_thresholds(problem: Problem, a: float, phi: float, out: NDArray[
         # p~ = 0 at every cut, r~ = j / N: the all-objects cut wins whenever phi > 0
         if phi > 0.0:
             out[cols] = -np.inf
+        return n_missing
+    if isinstance(problem.unseen, WalkInputs):  # the fast path: one column at a time
+        out[cols] = unseen_thresholds(
+            problem.unseen,
+            cols,
+            pi,
+            pseudo_count=a,
+            n_eval=problem.n_eval,
+            zero_division=raw.zero_division,
+            phi=phi,
+        )
         return n_missing
     unseen_scores = problem.unseen()
     empty = np.zeros(unseen_scores.shape, dtype=np.uint8)
