@@ -152,17 +152,19 @@ def tune(
 
     Notes
     -----
-    Cost. With the tuning labels' own rates and the default method, one walk of each
-    class's sorted scores (dense, or a sparse matrix's retrieved entries) computes the
-    smoothed points and keeps only its hull vertices (``searched_cuts == "hull"``): a
-    run of cuts of equal tp is convex in the (r~, p~) plane past a few leading cuts, so
-    only its ends and those cuts are smoothed;
-    the cost is about that of :func:`optimize.fixed_point` on the same scores. When the
-    linearization ends on an edge, a second walk keeps the cuts that can pass the exact
-    search's first reduction (``"screened"``), and the exact step runs on them: the same
-    answer as on every cut (tested). Other settings (``base_rates``, ``calibrated``,
-    other methods, ``points=``) smooth every cut (``"every cut"``), as do the inner fits
-    of ``prior="cv"`` on sparse scores.
+    Cost. With the default method, from scores (dense, or a sparse matrix's retrieved
+    entries) and with the tuning labels' own rates or given ``base_rates``, one walk of
+    each class's sorted scores computes the smoothed points and keeps only its hull
+    vertices (``searched_cuts == "hull"``): a run of cuts of equal tp is convex in the
+    (r~, p~) plane past a few leading cuts, for any prior centre, so only its ends and
+    those cuts are smoothed; the cost is about that of :func:`optimize.fixed_point` on
+    the same scores. When the linearization ends on an edge, a second walk keeps the cuts
+    that can pass the exact search's first reduction (``"screened"``), and the exact step
+    runs on them: the same answer as on every cut (tested). The rule for classes without
+    tuning positives walks their columns one at a time. ``prior="cv"`` walks each half
+    once for its whole grid (dense or sparse). Other settings (``calibrated``, other
+    methods, ``points=``) smooth every cut (``"every cut"``), as does ``prior="cv"`` with
+    given ``base_rates`` (its halves and its final fit).
     The first call compiles the numba kernels (cached on disk after that).
 
     Raises
