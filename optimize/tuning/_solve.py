@@ -121,14 +121,13 @@ def problem_from_points(
 
 def hull_problem(
     hull: SmoothedPoints,
-    scores: Any,
     inputs: WalkInputs,
     b: float,
     unseen: str,
     pi: NDArray[np.float64] | None = None,
 ) -> Problem:
     """The fast path's problem: ``hull`` from :func:`smoothed_hull_points` on ``inputs``
-    (the checked form of ``scores``, whose columns without positives the rule for unseen
+    (the checked scores and labels, whose columns without positives the rule for unseen
     classes walks in place) with the prior centres ``pi`` per column it was walked with
     (None: the own rates; the unseen classes' rule reads them)."""
     missing = missing_columns(hull)

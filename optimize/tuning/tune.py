@@ -246,7 +246,7 @@ def tune(
         extra = {"cv_grid": np.asarray(grid), "cv_scores": cv}
     if problem is None and inputs is not None:  # the fast path: the hull cuts at the a chosen
         hull = smoothed_hull_points(inputs, (a,), n_eval=n, zero_division=zd, base_rates=pi)[0]
-        problem = hull_problem(hull, scores, inputs, b, unseen, pi)
+        problem = hull_problem(hull, inputs, b, unseen, pi)
     if problem is None:
         raise AssertionError("every path builds a problem")
     return solve(problem, a, extra)
