@@ -899,7 +899,7 @@ def _best_unseen_cut(
 ) -> float:
     """Threshold of the first of a class's ``c`` cuts (no positives, prior centre ``pi``)
     maximizing ``cos_phi p~ + sin_phi r~`` (NaN counts as -inf); -inf for the last cut,
-    the all-objects one. The rule of ``_solve._unseen_thresholds`` on every cut."""
+    the all-objects one. The rule of ``_solve.fill_unseen_thresholds`` on every cut."""
     best = -np.inf
     chosen = 0
     for g in range(c):
@@ -979,7 +979,7 @@ def unseen_thresholds(
 
     For each column of ``cols`` (increasing, without positives; prior centres ``pi``):
     the first cut maximizing ``cos(phi) p~ + sin(phi) r~`` over its smoothed cuts (tp =
-    m = 0), -inf for the all-objects cut. The answer of ``_solve._unseen_thresholds`` on
+    m = 0), -inf for the all-objects cut. The answer of ``_solve.fill_unseen_thresholds`` on
     every cut (the same floats: :func:`smoothed_cut`), one column's cuts at a time
     instead of every cut of the columns at once, read in place.
     """
