@@ -102,8 +102,9 @@ def tune(
         points), or ``"cv"``: a chosen from ``cv_grid`` by ``cv_repeats`` x 2-fold
         cross-validation inside the tuning rows (held-out plain F-macro, seeded by
         ``random_state``; ties go to the earlier grid value). The inner fits stop at
-        the linearization (``fixed_point(..., exact=False)``, within its ``eps`` of the
-        smoothed optimum); the final fit at the chosen a is the proven optimum.
+        the linearization on each class's hull (``fixed_point(..., exact=False)`` on
+        the hull cuts, within its ``eps`` of the smoothed optimum); the final fit at
+        the chosen a is the proven optimum.
     base_rates
         Prior centre pi per column, shape ``(n,)``, values in [0, 1] (e.g. the
         training labels' rates). Default: the tuning labels' rates m_k / N.
