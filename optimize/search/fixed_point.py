@@ -41,11 +41,10 @@ from fmacro.optimize.search._fbeta import argv, eps_bound, segment_max
 from fmacro.optimize.search.coordinate import coordinate_ascent, own_best_cuts, per_class_cuts
 from fmacro.optimize.search.hull import (
     Sweep,
+    chains_and_edges,
     class_hulls,
-    edge_diff,
     edge_sweep,
     group_ends,
-    hull_chains,
     merged_edges,
     state_cuts,
 )
@@ -275,25 +274,30 @@ def linearized_cuts(
     precision: NDArray[np.float64],
     recall: NDArray[np.float64],
     beta: float,
+    are_chains: bool = False,
 ) -> tuple[NDArray[np.int64], float, float]:
     """(local cuts, P, R) of the linearization on each class's hull, on bare arrays.
 
     The points are given class by class (``indptr`` over the kept classes, their
-    precision and recall); ``beta`` is checked. The steps of :func:`fixed_point` with
-    ``exact=False`` (the same hull kernel, sweep, crossing, edge walk), whose per-class
-    candidate at an edge is each class's best hull vertex: on points that hold only
-    their hull vertices, the very answer of ``fixed_point(points=..., exact=False)``,
-    and the same answer on all of a class's cuts or on its hull alone. No objects,
-    copies or diagnostics are built: the inner fits of ``tune(prior="cv")`` make many
-    on small point sets, where those cost more than the search.
+    precision and recall); ``beta`` is checked; ``are_chains``: each class's points
+    already are its hull chain (the walk's hull cuts; see :func:`chains_and_edges`). The
+    steps of :func:`fixed_point` with ``exact=False`` (the same hull kernel, sweep,
+    crossing, edge walk), whose per-class candidate at an edge is each class's best hull
+    vertex: on points that hold only their hull vertices, the very answer of
+    ``fixed_point(points=..., exact=False)``, and the same answer on all of a class's
+    cuts or on its hull alone. No objects, copies or diagnostics are built: the inner
+    fits of ``tune(prior="cv")`` make many on small point sets, where those cost more
+    than the search.
     """
     b2 = beta * beta
     n = indptr.size - 1
-    vptr, vcut, vp, vr, ang = hull_chains(indptr, precision, recall)
-    order, big_p, big_r = merged_edges(vptr, vp, vr, edge_diff(vp, vptr), edge_diff(vr, vptr), ang)
+    vptr, vcut, vp, vr, ang, dp, dr, edge_class = chains_and_edges(
+        indptr, precision, recall, are_chains
+    )
+    order, big_p, big_r = merged_edges(vptr, vp, vr, dp, dr, ang)
     angle = ang[order]
     status, s0, s1, _ = _crossing(group_ends(angle), angle, big_p, big_r, b2)
-    sorted_class = np.repeat(np.arange(n, dtype=np.int64), np.diff(vptr) - 1)[order]
+    sorted_class = edge_class[order]
     if status == "fixed_point":
         cuts = state_cuts(sorted_class, vptr, vcut, s0)
     else:

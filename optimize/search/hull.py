@@ -169,6 +169,35 @@ def hull_chains(
     """Upper-right hull chain of each class of points given class by class: (vertex
     indptr, vertex cuts, vertex p, vertex r, edge angles), as :class:`ClassHulls` holds
     them."""
+    vptr, vcut, vp, vr, ang, _, _, _ = chains_and_edges(indptr, p, r, False)
+    return vptr, vcut, vp, vr, ang
+
+
+ChainsAndEdges = tuple[
+    NDArray[np.int64],
+    NDArray[np.int64],
+    NDArray[np.float64],
+    NDArray[np.float64],
+    NDArray[np.float64],
+    NDArray[np.float64],
+    NDArray[np.float64],
+    NDArray[np.int64],
+]
+
+
+@numba.njit(cache=True)
+def chains_and_edges(
+    indptr: NDArray[np.int64],
+    p: NDArray[np.float64],
+    r: NDArray[np.float64],
+    are_chains: bool,
+) -> ChainsAndEdges:
+    """:func:`hull_chains` and, per edge, its change of p and r and its class.
+
+    ``are_chains``: the points of each class already are its chain (the hull cuts of
+    ``optimize.tuning``'s walk, which are their own chain): they are taken as they are,
+    the chain not rebuilt.
+    """
     n = indptr.size - 1
     total = indptr[n]
     vptr = np.zeros(n + 1, dtype=np.int64)
@@ -176,12 +205,18 @@ def hull_chains(
     vp = np.empty(total, dtype=np.float64)
     vr = np.empty(total, dtype=np.float64)
     ang = np.empty(total, dtype=np.float64)
-    stack = np.empty(total, dtype=np.int64)
+    dp = np.empty(total, dtype=np.float64)
+    dr = np.empty(total, dtype=np.float64)
+    eclass = np.empty(total, dtype=np.int64)
+    stack = np.arange(total) if are_chains else np.empty(total, dtype=np.int64)
     out = 0
     na = 0
     for j in range(n):
         base = indptr[j]
-        start, top = upper_chain(p, r, base, indptr[j + 1] - base, stack)
+        if are_chains:
+            start, top = base, indptr[j + 1]
+        else:
+            start, top = upper_chain(p, r, base, indptr[j + 1] - base, stack)
         prev_angle = 0.0
         for t in range(start, top):
             g = stack[t]
@@ -193,11 +228,23 @@ def hull_chains(
                 if a < prev_angle:
                     a = prev_angle  # keep the chain's angles monotone under rounding
                 ang[na] = a
+                dp[na] = vp[out] - vp[out - 1]
+                dr[na] = vr[out] - vr[out - 1]
+                eclass[na] = j
                 prev_angle = a
                 na += 1
             out += 1
         vptr[j + 1] = out
-    return vptr, vcut[:out].copy(), vp[:out].copy(), vr[:out].copy(), ang[:na].copy()
+    return (
+        vptr,
+        vcut[:out].copy(),
+        vp[:out].copy(),
+        vr[:out].copy(),
+        ang[:na].copy(),
+        dp[:na].copy(),
+        dr[:na].copy(),
+        eclass[:na].copy(),
+    )
 
 
 @read_only_copies
@@ -335,11 +382,17 @@ def edge_diff(v: NDArray[np.float64], vertex_indptr: NDArray[np.int64]) -> NDArr
     return out
 
 
+@numba.njit(cache=True)
 def group_ends(angle: NDArray[np.float64]) -> NDArray[np.int64]:
     """State index after each group of equal sorted angles (the group's last edge + 1)."""
-    if angle.size == 0:
-        return np.zeros(0, dtype=np.int64)
-    return (np.flatnonzero(np.append(angle[1:] != angle[:-1], True)) + 1).astype(np.int64)
+    n = angle.size
+    out = np.empty(n, dtype=np.int64)
+    k = 0
+    for i in range(n):
+        if i == n - 1 or angle[i + 1] != angle[i]:
+            out[k] = i + 1
+            k += 1
+    return out[:k].copy()
 
 
 def state_cuts(

@@ -178,7 +178,7 @@ class _Walked:
         b2 = fit.b * fit.b
         for g, (a, (indptr, tp, fp, thr, _)) in enumerate(zip(fit.grid, walked.cuts, strict=True)):
             p, r = own_rate_values(indptr, tp, fp, walked.support, walked.n_obj, a, n, fit.zd)
-            cuts, big_p, big_r = linearized_cuts(indptr, p, r, fit.b)
+            cuts, big_p, big_r = linearized_cuts(indptr, p, r, fit.b, are_chains=True)
             out[g, walked.columns] = thr[indptr[:-1] + cuts]
             fill_unseen_thresholds(shared, a, float(argv(big_p, big_r, b2)), out[g])
         return out
