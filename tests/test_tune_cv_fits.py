@@ -20,6 +20,7 @@ import scipy.sparse as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from fmacro.optimize.search._blocks import run_beside
 from fmacro.optimize.search.fixed_point import fixed_point, linearized_cuts
 from fmacro.optimize.search.points import class_points
 from fmacro.optimize.tuning._hull_points import (
@@ -196,3 +197,38 @@ def test_cv_on_sparse_scores_walks_the_retrieved_entries() -> None:
     np.testing.assert_array_equal(_cv(s, y, grid, True), _cv(s, y, grid, False))
     fast = tune(s, y, prior="cv", cv_grid=grid, random_state=7)
     np.testing.assert_array_equal(fast.diagnostics["cv_scores"], _cv(s, y, grid, True))
+
+
+def test_run_beside_returns_both_results_and_raises_each_error() -> None:
+    assert run_beside(lambda: "other", lambda: "here") == ("other", "here")
+
+    def fails() -> None:
+        raise ValueError("other failed")
+
+    with pytest.raises(ValueError, match="other failed"):
+        run_beside(fails, lambda: 1)
+    done: list[int] = []
+    with pytest.raises(KeyError):
+        run_beside(lambda: done.append(1), lambda: {}["missing"])
+    # the other task was cancelled before it started or ran to its end: never half-run
+    assert done in ([], [1])
+
+
+def test_run_beside_does_not_wait_for_a_busy_pool() -> None:
+    """With every pool thread busy, the other task runs in the caller after its own."""
+    import threading
+
+    from fmacro.optimize.search._blocks import _pool
+
+    release = threading.Event()
+    pool = _pool()
+    blockers = [pool.submit(release.wait) for _ in range(pool._max_workers)]
+    try:
+        order: list[str] = []
+        got = run_beside(lambda: order.append("other") or 1, lambda: order.append("here") or 2)
+        assert got == (1, 2)
+        assert order == ["here", "other"]
+    finally:
+        release.set()
+        for b in blockers:
+            b.result()

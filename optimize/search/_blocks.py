@@ -37,10 +37,12 @@ __all__ = [
     "dense_scores",
     "label_sizes",
     "map_blocks",
+    "run_beside",
     "sorted_positives",
 ]
 
 _T = TypeVar("_T")
+_U = TypeVar("_U")
 _MAX_BLOCK = 1 << 21  # entries per block: 16 MB of float64
 _MIN_BLOCK = 1 << 16  # blocks may always be this large: 512 KB of float64
 
@@ -266,6 +268,23 @@ def _run_shared(run: Callable[[slice], _T], blocks: list[slice], workers: int) -
     if error is not None:
         raise error
     return results
+
+
+def run_beside(other: Callable[[], _T], here: Callable[[], _U]) -> tuple[_T, _U]:
+    """(``other()``, ``here()``): ``other`` in a pool thread while ``here`` runs in the
+    calling thread; in the calling thread after it when no pool thread took it by then
+    (the caller never waits for a queued task). Each raises as it would alone; when
+    ``here`` raises, ``other`` is cancelled or waited for first."""
+    pending = _pool().submit(other)
+    try:
+        mine = here()
+    except BaseException:
+        if not pending.cancel():
+            pending.exception()  # let it finish before the error leaves
+        raise
+    if pending.cancel():
+        return other(), mine
+    return pending.result(), mine
 
 
 def check_dense_scores(s: NDArray[Any]) -> None:

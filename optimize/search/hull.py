@@ -392,7 +392,8 @@ def group_ends(angle: NDArray[np.float64]) -> NDArray[np.int64]:
         if i == n - 1 or angle[i + 1] != angle[i]:
             out[k] = i + 1
             k += 1
-    return out[:k].copy()
+    ends: NDArray[np.int64] = out[:k].copy()
+    return ends
 
 
 def state_cuts(
