@@ -640,6 +640,22 @@ class WalkedHulls:
     centres: NDArray[np.float64]  # prior centre pi of each kept column
     cuts: list[tuple[NDArray[np.int64], ...]]
 
+    def points(self, g: int, zero_division: float) -> ClassPoints:
+        """The raw counts of the hull cuts at the ``g``-th prior, as points."""
+        indptr, tp, fp, thr, number = self.cuts[g]
+        return ClassPoints(
+            indptr,
+            tp,
+            fp,
+            thr,
+            self.support,
+            self.columns,
+            self.n_obj,
+            self.n_cols,
+            zero_division,
+            full_cut=number,
+        )
+
     def missing(self) -> NDArray[np.int64]:
         """The columns left out (no positives), increasing."""
         left_out = np.ones(self.n_cols, dtype=bool)
@@ -780,31 +796,17 @@ def smoothed_hull_points(
         rows=rows,
         base_rates=base_rates,
     )
-    out = []
-    for a, (indptr, tp, fp, thr, number) in zip(priors, walked.cuts, strict=True):
-        base = ClassPoints(
-            indptr,
-            tp,
-            fp,
-            thr,
-            walked.support,
-            walked.columns,
-            walked.n_obj,
-            walked.n_cols,
-            zero_division,
-            full_cut=number,
+    return [
+        sharing(
+            walked.points(g, zero_division),
+            pseudo_count=float(a),
+            base_rate=walked.centres,
+            n_eval=n_eval,
+            centre_p=np.zeros(0),
+            centre_r=np.zeros(0),
         )
-        out.append(
-            sharing(
-                base,
-                pseudo_count=float(a),
-                base_rate=walked.centres,
-                n_eval=n_eval,
-                centre_p=np.zeros(0),
-                centre_r=np.zeros(0),
-            )
-        )
-    return out
+        for g, a in enumerate(priors)
+    ]
 
 
 def smoothed_screened_points(

@@ -21,7 +21,7 @@ from fmacro.optimize.evaluation import predicted_counts, row_threshold_counts
 from fmacro.optimize.search._blocks import check_dense_scores, run_beside
 from fmacro.optimize.search._fbeta import argv
 from fmacro.optimize.search.fixed_point import linearized_cuts
-from fmacro.optimize.search.points import ClassPoints, class_points
+from fmacro.optimize.search.points import class_points
 from fmacro.optimize.tuning._hull_points import (
     WalkedHulls,
     WalkInputs,
@@ -186,19 +186,7 @@ class _Walked:
         missing = walked.missing()
         wanted = fit.unseen == "prior" and missing.size
         # what the rule for unseen classes reads: the columns, N and zero_division
-        indptr, tp, fp, thr, number = walked.cuts[0]
-        first = ClassPoints(
-            indptr,
-            tp,
-            fp,
-            thr,
-            walked.support,
-            walked.columns,
-            walked.n_obj,
-            walked.n_cols,
-            fit.zd,
-            full_cut=number,
-        )
+        first = walked.points(0, fit.zd)
         shared = Problem(
             first,
             partial(read, missing) if wanted else None,
