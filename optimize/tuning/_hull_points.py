@@ -23,8 +23,8 @@ crossing, cuts and certificate (tests/test_tune_fast_path.py, against every cut)
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
 
 import attrs
 import numba
@@ -62,6 +62,7 @@ __all__ = [
 ]
 
 
+_T = TypeVar("_T")
 _Outputs = tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.float64], NDArray[np.int64]]
 _Scratch = tuple[NDArray[np.int64], NDArray[np.float64], NDArray[np.float64], NDArray[np.int64]]
 
@@ -245,11 +246,93 @@ def _new_scratch(size: int) -> _Scratch:
     )
 
 
+# One class's cuts come from a dense block (its rows: scores, labels, sorted scores) or
+# from the columns ``cols`` of a CSC matrix holding retrieved entries only: the walks
+# below read either through _source_cuts, so each is written once. A dense source has
+# empty CSC arrays, a CSC source empty dense ones.
+_Source = tuple[
+    NDArray[Any],  # dense scores, one class per row
+    NDArray[np.bool_],  # dense labels
+    NDArray[Any],  # dense scores, each row ascending
+    NDArray[np.int64],  # CSC scores: indptr, rows, values
+    NDArray[np.int64],
+    NDArray[np.float64],
+    NDArray[np.int64],  # CSC labels: indptr, positive rows
+    NDArray[np.int64],
+    NDArray[np.int64],  # the CSC columns walked
+    int,  # objects
+]
+
+
+def _dense_source(u: NDArray[Any], yb: NDArray[np.bool_], srt: NDArray[Any]) -> _Source:
+    none = np.zeros(0, dtype=np.int64)
+    return (u, yb, srt, none, none, np.zeros(0), none, none, none, int(srt.shape[1]))
+
+
+def _csc_source(inputs: WalkInputs, cols: NDArray[np.int64]) -> _Source:
+    if inputs.csc is None or inputs.label_columns is None:
+        raise AssertionError("a CSC source needs CSC inputs")
+    dense = np.zeros((0, 0))
+    return (
+        dense,
+        np.zeros((0, 0), dtype=np.bool_),
+        dense,
+        *inputs.csc,
+        *inputs.label_columns,
+        cols,
+        inputs.n_obj,
+    )
+
+
+def _over_classes(
+    inputs: WalkInputs,
+    cols: NDArray[np.int64],
+    kernel: Callable[[_Source, int], _T],
+    rows: NDArray[np.int64] | None = None,
+) -> Sequence[_T]:
+    """``kernel(source, first)`` over the classes ``cols`` of ``inputs``: once over the CSC
+    columns, or on each dense block (``first``: the index in ``cols`` of its first class)."""
+    if inputs.csc is not None:
+        if rows is not None:
+            raise ValueError("rows= is for dense scores")
+        return [kernel(_csc_source(inputs, cols), 0)]
+    return map_blocks(
+        inputs.scores,
+        inputs.labels,
+        cols,
+        lambda u, yb, srt, first: kernel(_dense_source(u, yb, srt), first),
+        rows,
+    )
+
+
 @numba.njit(cache=True, nogil=True)
-def _block_hull_cuts(
-    unsorted: NDArray[np.floating],
-    y: NDArray[np.bool_],
-    srt: NDArray[np.floating],
+def _source_classes(src: _Source) -> tuple[int, int]:
+    """(classes of ``src``, room for one class's cuts)."""
+    if src[3].size == 0:
+        return src[2].shape[0], src[9] + 1
+    return src[8].size, longest_column(src[3], src[8]) + 2
+
+
+@numba.njit(cache=True, nogil=True)
+def _source_cuts(
+    src: _Source,
+    i: int,
+    tp: NDArray[np.int64],
+    fp: NDArray[np.int64],
+    thr: NDArray[np.float64],
+) -> tuple[int, int]:
+    """Every cut of class ``i`` of ``src`` into ``tp``, ``fp``, ``thr``, as
+    :func:`optimize.class_points` makes them; returns (cuts, positives)."""
+    unsorted, y, srt, s_ptr, s_rows, s_vals, l_ptr, l_rows, cols, n_obj = src
+    if s_ptr.size == 0:
+        return _class_cuts(unsorted[i], y[i], srt[i], tp, fp, thr)
+    return csc_column_cuts(s_ptr, s_rows, s_vals, l_ptr, l_rows, cols[i], n_obj, tp, fp, thr)
+
+
+@numba.njit(cache=True, nogil=True)
+def _hull_cuts(
+    src: _Source,
+    first: int,
     centres: NDArray[np.float64],
     priors: NDArray[np.float64],
     n_eval: float,
@@ -257,30 +340,31 @@ def _block_hull_cuts(
 ) -> tuple[
     NDArray[np.int64], NDArray[np.int64], NDArray[np.int64], NDArray[np.float64], NDArray[np.int64]
 ]:
-    """Hull cuts of each row (= class) of a dense block, for each pseudo-count in ``priors``
-    (``centres[row]``: the row's prior centre pi).
+    """Hull cuts of each class of ``src`` (class ``k = first + i`` of the walk, prior
+    centre ``centres[k]``), for each pseudo-count in ``priors``.
 
-    Returns ``counts[g, row]`` (hull vertices of the row at ``priors[g]``) and the
-    vertices' tp, fp, threshold and cut number, ordered by row, then prior, then along
+    Returns ``counts[g, i]`` (hull vertices of class i at ``priors[g]``) and the
+    vertices' tp, fp, threshold and cut number, ordered by class, then prior, then along
     the chain.
     """
-    n_rows, n_obj = srt.shape
-    counts = np.zeros((priors.size, n_rows), dtype=np.int64)
-    out = _new_outputs(8 * n_rows * priors.size + 16)
-    tp, fp, thr, _ = _new_outputs(n_obj + 1)  # one class's cuts
-    scratch = _new_scratch(n_obj + 1)
+    n_classes, room = _source_classes(src)
+    n_obj = src[9]
+    counts = np.zeros((priors.size, n_classes), dtype=np.int64)
+    out = _new_outputs(8 * n_classes * priors.size + 16)
+    tp, fp, thr, _ = _new_outputs(room)  # one class's cuts
+    scratch = _new_scratch(room)
     chances = _empty_chances(n_obj, n_eval, zd)
     curved = _curved_prefix(chances, priors, zd)
     o = 0
-    for row in range(n_rows):
-        c, m = _class_cuts(unsorted[row], y[row], srt[row], tp, fp, thr)
+    for i in range(n_classes):
+        c, m = _source_cuts(src, i, tp, fp, thr)
         out, o = _emit_hull(
             tp,
             fp,
             thr,
             c,
             m,
-            centres[row],
+            centres[first + i],
             n_obj,
             priors,
             chances,
@@ -288,58 +372,7 @@ def _block_hull_cuts(
             zd,
             scratch,
             counts,
-            row,
-            out,
-            o,
-        )
-    return counts, out[0][:o].copy(), out[1][:o].copy(), out[2][:o].copy(), out[3][:o].copy()
-
-
-@numba.njit(cache=True, nogil=True)
-def _csc_hull_cuts(
-    s_ptr: NDArray[np.int64],
-    s_rows: NDArray[np.int64],
-    s_vals: NDArray[np.float64],
-    l_ptr: NDArray[np.int64],
-    l_rows: NDArray[np.int64],
-    cols: NDArray[np.int64],
-    centres: NDArray[np.float64],
-    n_obj: int,
-    priors: NDArray[np.float64],
-    n_eval: float,
-    zd: float,
-) -> tuple[
-    NDArray[np.int64], NDArray[np.int64], NDArray[np.int64], NDArray[np.float64], NDArray[np.int64]
-]:
-    """:func:`_block_hull_cuts` for the kept columns ``cols`` (prior centres ``centres``)
-    of a CSC score matrix holding retrieved entries only (cuts as :func:`class_points`
-    makes them)."""
-    longest = longest_column(s_ptr, cols)
-    counts = np.zeros((priors.size, cols.size), dtype=np.int64)
-    out = _new_outputs(8 * cols.size * priors.size + 16)
-    tp, fp, thr, _ = _new_outputs(longest + 2)  # one column's cuts
-    scratch = _new_scratch(longest + 2)
-    chances = _empty_chances(n_obj, n_eval, zd)
-    curved = _curved_prefix(chances, priors, zd)
-    o = 0
-    for j in range(cols.size):
-        k = cols[j]
-        c, m = csc_column_cuts(s_ptr, s_rows, s_vals, l_ptr, l_rows, k, n_obj, tp, fp, thr)
-        out, o = _emit_hull(
-            tp,
-            fp,
-            thr,
-            c,
-            m,
-            centres[j],
-            n_obj,
-            priors,
-            chances,
-            curved,
-            zd,
-            scratch,
-            counts,
-            j,
+            i,
             out,
             o,
         )
@@ -474,10 +507,8 @@ def _emit_screened(
 
 
 @numba.njit(cache=True, nogil=True)
-def _block_screened_cuts(
-    unsorted: NDArray[np.floating],
-    y: NDArray[np.bool_],
-    srt: NDArray[np.floating],
+def _screened_cuts(
+    src: _Source,
     first: int,
     centres: NDArray[np.float64],
     a: float,
@@ -491,24 +522,25 @@ def _block_screened_cuts(
 ) -> tuple[
     NDArray[np.int64], NDArray[np.int64], NDArray[np.int64], NDArray[np.float64], NDArray[np.int64]
 ]:
-    """:func:`_emit_screened` for each row of a dense block: class ``k = first + row``
-    with prior centre ``centres[k]``, floor ``floor[k]`` and hull vertices
-    ``hull_cut[hull_ptr[k]:hull_ptr[k + 1]]``. Returns (cuts per row, tp, fp, threshold,
-    cut number), cuts in order."""
-    n_rows, n_obj = srt.shape
-    counts = np.zeros(n_rows, dtype=np.int64)
-    out = _new_outputs(8 * n_rows + 16)
-    tp, fp, thr, _ = _new_outputs(n_obj + 1)  # one class's cuts
-    scratch = _new_scratch(n_obj + 1)
-    keep = np.zeros(n_obj + 1, dtype=np.bool_)
+    """:func:`_emit_screened` for each class of ``src``: class ``k = first + i`` with prior
+    centre ``centres[k]``, floor ``floor[k]`` and hull vertices
+    ``hull_cut[hull_ptr[k]:hull_ptr[k + 1]]``. Returns (cuts per class, tp, fp,
+    threshold, cut number), cuts in order."""
+    n_classes, room = _source_classes(src)
+    n_obj = src[9]
+    counts = np.zeros(n_classes, dtype=np.int64)
+    out = _new_outputs(8 * n_classes + 16)
+    tp, fp, thr, _ = _new_outputs(room)  # one class's cuts
+    scratch = _new_scratch(room)
+    keep = np.zeros(room, dtype=np.bool_)
     chances = _empty_chances(n_obj, n_eval, zd)
     curved = _curved_prefix(chances, np.array([a]), zd)
     o = 0
-    for row in range(n_rows):
-        k = first + row
-        c, m = _class_cuts(unsorted[row], y[row], srt[row], tp, fp, thr)
+    for i in range(n_classes):
+        k = first + i
+        c, m = _source_cuts(src, i, tp, fp, thr)
         vertices = hull_cut[hull_ptr[k] : hull_ptr[k + 1]]
-        out, o, counts[row] = _emit_screened(
+        out, o, counts[i] = _emit_screened(
             tp,
             fp,
             thr,
@@ -523,65 +555,6 @@ def _block_screened_cuts(
             ga,
             gc,
             floor[k],
-            vertices,
-            scratch,
-            keep,
-            out,
-            o,
-        )
-    return counts, out[0][:o].copy(), out[1][:o].copy(), out[2][:o].copy(), out[3][:o].copy()
-
-
-@numba.njit(cache=True, nogil=True)
-def _csc_screened_cuts(
-    s_ptr: NDArray[np.int64],
-    s_rows: NDArray[np.int64],
-    s_vals: NDArray[np.float64],
-    l_ptr: NDArray[np.int64],
-    l_rows: NDArray[np.int64],
-    cols: NDArray[np.int64],
-    centres: NDArray[np.float64],
-    n_obj: int,
-    a: float,
-    n_eval: float,
-    zd: float,
-    ga: float,
-    gc: float,
-    floor: NDArray[np.float64],
-    hull_ptr: NDArray[np.int64],
-    hull_cut: NDArray[np.int64],
-) -> tuple[
-    NDArray[np.int64], NDArray[np.int64], NDArray[np.int64], NDArray[np.float64], NDArray[np.int64]
-]:
-    """:func:`_block_screened_cuts` for the kept columns ``cols`` of a CSC score matrix."""
-    longest = longest_column(s_ptr, cols)
-    counts = np.zeros(cols.size, dtype=np.int64)
-    out = _new_outputs(8 * cols.size + 16)
-    tp, fp, thr, _ = _new_outputs(longest + 2)  # one column's cuts
-    scratch = _new_scratch(longest + 2)
-    keep = np.zeros(longest + 2, dtype=np.bool_)
-    chances = _empty_chances(n_obj, n_eval, zd)
-    curved = _curved_prefix(chances, np.array([a]), zd)
-    o = 0
-    for j in range(cols.size):
-        k = cols[j]
-        c, m = csc_column_cuts(s_ptr, s_rows, s_vals, l_ptr, l_rows, k, n_obj, tp, fp, thr)
-        vertices = hull_cut[hull_ptr[j] : hull_ptr[j + 1]]
-        out, o, counts[j] = _emit_screened(
-            tp,
-            fp,
-            thr,
-            c,
-            m,
-            centres[j],
-            n_obj,
-            a,
-            chances,
-            curved,
-            zd,
-            ga,
-            gc,
-            floor[j],
             vertices,
             scratch,
             keep,
@@ -676,34 +649,21 @@ def walked_hulls(
     n_obj = inputs.n_obj
     grid = np.asarray(priors, dtype=np.float64)
     zd = float(zero_division)
-    if inputs.csc is not None and inputs.label_columns is not None:
-        if rows is not None:
-            raise ValueError("rows= is for dense scores")
-        l_ptr, l_rows = inputs.label_columns
-        sizes = np.diff(l_ptr)
-        cols = kept_classes(sizes, "exclude")
-        rates = _centres(sizes[cols], n_obj, base_rates, cols)
-        parts: Sequence[Any] = [
-            _csc_hull_cuts(*inputs.csc, l_ptr, l_rows, cols, rates, n_obj, grid, float(n_eval), zd)
-        ]
+    if inputs.label_columns is not None:
+        sizes = np.diff(inputs.label_columns[0])
+    elif rows is None:
+        sizes = label_sizes(inputs.labels)
     else:
-        s, y = inputs.scores, inputs.labels
-        if rows is None:
-            sizes = label_sizes(y)
-        else:
-            n_obj = int(rows.size)
-            sizes = label_sizes(y[rows])
-        cols = kept_classes(sizes, "exclude")
-        rates = _centres(sizes[cols], n_obj, base_rates, cols)
-        parts = map_blocks(
-            s,
-            y,
-            cols,
-            lambda u, yb, srt, first: _block_hull_cuts(
-                u, yb, srt, rates[first : first + u.shape[0]], grid, float(n_eval), zd
-            ),
-            rows,
-        )
+        n_obj = int(rows.size)
+        sizes = label_sizes(inputs.labels[rows])
+    cols = kept_classes(sizes, "exclude")
+    rates = _centres(sizes[cols], n_obj, base_rates, cols)
+    parts = _over_classes(
+        inputs,
+        cols,
+        lambda src, first: _hull_cuts(src, first, rates, grid, float(n_eval), zd),
+        rows,
+    )
     by_prior = [(part[0], *_prior_major(*part)) for part in parts]
     cuts = []
     for g in range(grid.size):
@@ -831,35 +791,13 @@ def smoothed_screened_points(
     centres = np.ascontiguousarray(hull.base_rate, dtype=np.float64)
     hull_ptr = np.asarray(hull.indptr)
     hull_cut = np.asarray(hull.full_cut)
-    if inputs.csc is not None and inputs.label_columns is not None:
-        l_ptr, l_rows = inputs.label_columns
-        parts: Sequence[Any] = [
-            _csc_screened_cuts(
-                *inputs.csc,
-                l_ptr,
-                l_rows,
-                cols,
-                centres,
-                inputs.n_obj,
-                a,
-                n_eval,
-                zd,
-                ga,
-                gc,
-                floors,
-                hull_ptr,
-                hull_cut,
-            )
-        ]
-    else:
-        parts = map_blocks(
-            inputs.scores,
-            inputs.labels,
-            cols,
-            lambda u, yb, srt, first: _block_screened_cuts(
-                u, yb, srt, first, centres, a, n_eval, zd, ga, gc, floors, hull_ptr, hull_cut
-            ),
-        )
+    parts = _over_classes(
+        inputs,
+        cols,
+        lambda src, first: _screened_cuts(
+            src, first, centres, a, n_eval, zd, ga, gc, floors, hull_ptr, hull_cut
+        ),
+    )
     indptr = np.zeros(cols.size + 1, dtype=np.int64)
     np.cumsum(np.concatenate([part[0] for part in parts]), out=indptr[1:])
     tp, fp, thr, number = (np.concatenate([part[i] for part in parts]) for i in (1, 2, 3, 4))
@@ -914,10 +852,9 @@ def _best_unseen_cut(
 
 
 @numba.njit(cache=True, nogil=True)
-def _block_unseen(
-    unsorted: NDArray[np.floating],
-    y: NDArray[np.bool_],
-    srt: NDArray[np.floating],
+def _unseen_cuts(
+    src: _Source,
+    first: int,
     centres: NDArray[np.float64],
     a: float,
     n_eval: float,
@@ -925,44 +862,17 @@ def _block_unseen(
     cos_phi: float,
     sin_phi: float,
 ) -> NDArray[np.float64]:
-    """:func:`_best_unseen_cut` of each row (= class without positives) of a dense block."""
-    n_rows, n_obj = srt.shape
-    found = np.empty(n_rows, dtype=np.float64)
-    tp, fp, thr, _ = _new_outputs(n_obj + 1)  # one class's cuts
+    """:func:`_best_unseen_cut` of each class of ``src`` (without positives; class
+    ``k = first + i`` has prior centre ``centres[k]``)."""
+    n_classes, room = _source_classes(src)
+    n_obj = src[9]
+    found = np.empty(n_classes, dtype=np.float64)
+    tp, fp, thr, _ = _new_outputs(room)  # one class's cuts
     chances = _empty_chances(n_obj, n_eval, zd)
-    for row in range(n_rows):
-        c, _ = _class_cuts(unsorted[row], y[row], srt[row], tp, fp, thr)
-        found[row] = _best_unseen_cut(
-            tp, fp, thr, c, centres[row], n_obj, a, chances, zd, cos_phi, sin_phi
-        )
-    return found
-
-
-@numba.njit(cache=True, nogil=True)
-def _csc_unseen(
-    s_ptr: NDArray[np.int64],
-    s_rows: NDArray[np.int64],
-    s_vals: NDArray[np.float64],
-    l_ptr: NDArray[np.int64],
-    l_rows: NDArray[np.int64],
-    cols: NDArray[np.int64],
-    centres: NDArray[np.float64],
-    n_obj: int,
-    a: float,
-    n_eval: float,
-    zd: float,
-    cos_phi: float,
-    sin_phi: float,
-) -> NDArray[np.float64]:
-    """:func:`_block_unseen` for the columns ``cols`` of a CSC score matrix."""
-    longest = longest_column(s_ptr, cols)
-    found = np.empty(cols.size, dtype=np.float64)
-    tp, fp, thr, _ = _new_outputs(longest + 2)  # one column's cuts
-    chances = _empty_chances(n_obj, n_eval, zd)
-    for j in range(cols.size):
-        c, _ = csc_column_cuts(s_ptr, s_rows, s_vals, l_ptr, l_rows, cols[j], n_obj, tp, fp, thr)
-        found[j] = _best_unseen_cut(
-            tp, fp, thr, c, centres[j], n_obj, a, chances, zd, cos_phi, sin_phi
+    for i in range(n_classes):
+        c, _ = _source_cuts(src, i, tp, fp, thr)
+        found[i] = _best_unseen_cut(
+            tp, fp, thr, c, centres[first + i], n_obj, a, chances, zd, cos_phi, sin_phi
         )
     return found
 
@@ -987,17 +897,7 @@ def unseen_thresholds(
     """
     centres = np.ascontiguousarray(pi, dtype=np.float64)
     args = (pseudo_count, float(n_eval), float(zero_division), math.cos(phi), math.sin(phi))
-    if inputs.csc is not None and inputs.label_columns is not None:
-        l_ptr, l_rows = inputs.label_columns
-        return _csc_unseen(*inputs.csc, l_ptr, l_rows, cols, centres, inputs.n_obj, *args)
-    parts = map_blocks(
-        inputs.scores,
-        inputs.labels,
-        cols,
-        lambda u, yb, srt, first: _block_unseen(
-            u, yb, srt, centres[first : first + u.shape[0]], *args
-        ),
-    )
+    parts = _over_classes(inputs, cols, lambda src, first: _unseen_cuts(src, first, centres, *args))
     return np.concatenate([np.zeros(0), *parts])
 
 
