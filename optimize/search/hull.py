@@ -169,8 +169,7 @@ def hull_chains(
     """Upper-right hull chain of each class of points given class by class: (vertex
     indptr, vertex cuts, vertex p, vertex r, edge angles), as :class:`ClassHulls` holds
     them."""
-    vptr, vcut, vp, vr, ang, _, _, _ = chains_and_edges(indptr, p, r, False)
-    return vptr, vcut, vp, vr, ang
+    return _chains(indptr, p, r, False)
 
 
 ChainsAndEdges = tuple[
@@ -198,6 +197,28 @@ def chains_and_edges(
     ``optimize.tuning``'s walk, which are their own chain): they are taken as they are,
     the chain not rebuilt.
     """
+    vptr, vcut, vp, vr, ang = _chains(indptr, p, r, are_chains)
+    # from the chains: arrays as long as they are, not as the points
+    eclass = np.empty(ang.size, dtype=np.int64)
+    for j in range(vptr.size - 1):
+        eclass[vptr[j] - j : vptr[j + 1] - j - 1] = j
+    return vptr, vcut, vp, vr, ang, edge_diff(vp, vptr), edge_diff(vr, vptr), eclass
+
+
+@numba.njit(cache=True)
+def _chains(
+    indptr: NDArray[np.int64],
+    p: NDArray[np.float64],
+    r: NDArray[np.float64],
+    are_chains: bool,
+) -> tuple[
+    NDArray[np.int64],
+    NDArray[np.int64],
+    NDArray[np.float64],
+    NDArray[np.float64],
+    NDArray[np.float64],
+]:
+    """:func:`hull_chains`; with ``are_chains`` the points are taken as their chains."""
     n = indptr.size - 1
     total = indptr[n]
     vptr = np.zeros(n + 1, dtype=np.int64)
@@ -205,9 +226,6 @@ def chains_and_edges(
     vp = np.empty(total, dtype=np.float64)
     vr = np.empty(total, dtype=np.float64)
     ang = np.empty(total, dtype=np.float64)
-    dp = np.empty(total, dtype=np.float64)
-    dr = np.empty(total, dtype=np.float64)
-    eclass = np.empty(total, dtype=np.int64)
     stack = np.arange(total) if are_chains else np.empty(total, dtype=np.int64)
     out = 0
     na = 0
@@ -228,23 +246,11 @@ def chains_and_edges(
                 if a < prev_angle:
                     a = prev_angle  # keep the chain's angles monotone under rounding
                 ang[na] = a
-                dp[na] = vp[out] - vp[out - 1]
-                dr[na] = vr[out] - vr[out - 1]
-                eclass[na] = j
                 prev_angle = a
                 na += 1
             out += 1
         vptr[j + 1] = out
-    return (
-        vptr,
-        vcut[:out].copy(),
-        vp[:out].copy(),
-        vr[:out].copy(),
-        ang[:na].copy(),
-        dp[:na].copy(),
-        dr[:na].copy(),
-        eclass[:na].copy(),
-    )
+    return vptr, vcut[:out].copy(), vp[:out].copy(), vr[:out].copy(), ang[:na].copy()
 
 
 @read_only_copies
