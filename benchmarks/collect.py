@@ -19,6 +19,7 @@ PARTS = (
     "exact",
     "tune",
     "small_tuning",
+    "seeds",
     "tune_memory",
     "startup",
     "weights",
