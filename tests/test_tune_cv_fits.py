@@ -30,6 +30,7 @@ from fmacro.optimize.tuning._hull_points import (
     walk_inputs,
 )
 from fmacro.optimize.tuning._prior_cv import cv_scores
+from fmacro.optimize.tuning._solve import build_problem, solve
 from fmacro.optimize.tuning.smoothing import smooth_points
 from fmacro.optimize.tuning.tune import tune
 
@@ -138,7 +139,7 @@ def test_smoothed_precision_is_strictly_convex_along_runs_past_the_curved_prefix
 
 def _cv(scores: Any, labels: Any, grid: tuple[float, ...], walk: bool, **kw: Any) -> np.ndarray:
     """cv_scores on the walk (given the checked inputs) or on every cut of copied halves."""
-    settings_ = {"zd": 0.0, "n_eval": None, "b": 1.0, "unseen": "prior", **kw}
+    settings_ = {"zd": 0.0, "n_eval": None, "b": 1.0, "unseen": "prior", "pi": None, **kw}
     return cv_scores(
         scores,
         labels,
@@ -146,7 +147,7 @@ def _cv(scores: Any, labels: Any, grid: tuple[float, ...], walk: bool, **kw: Any
         2,
         7,
         settings_["zd"],
-        None,
+        settings_["pi"],
         settings_["n_eval"],
         settings_["b"],
         "fixed_point",
@@ -163,6 +164,7 @@ def _cv(scores: Any, labels: Any, grid: tuple[float, ...], walk: bool, **kw: Any
     st.sampled_from([0.0, 1.0, math.nan]),
     st.sampled_from(["prior", "never"]),
     st.booleans(),
+    st.booleans(),
 )
 def test_cv_on_the_walk_equals_cv_on_every_cut(
     problem: tuple[int, int, int, int | None],
@@ -170,6 +172,7 @@ def test_cv_on_the_walk_equals_cv_on_every_cut(
     zd: float,
     unseen: str,
     sparse: bool,
+    given_rates: bool,
 ) -> None:
     s, y = _problem(*problem)
     if s.shape[0] < 4:
@@ -178,7 +181,12 @@ def test_cv_on_the_walk_equals_cv_on_every_cut(
     if sparse:
         s = sp.csr_matrix(s - s.min() + 1.0)  # every entry stored: the same rankings
     grid = (0.0, 1.0, 3.0, 30.0)
-    kw = {"zd": zd, "n_eval": n_eval, "unseen": unseen}
+    # given prior centres (e.g. training rates), a 0 and a 1 among them
+    pi = np.random.default_rng(problem[0]).uniform(0.0, 0.6, y.shape[1]) if given_rates else None
+    if pi is not None:
+        pi[-1] = 0.0
+        pi[0] = 1.0 if y.shape[1] > 2 else pi[0]
+    kw = {"zd": zd, "n_eval": n_eval, "unseen": unseen, "pi": pi}
     try:
         walked = _cv(s, y, grid, True, **kw)
     except ValueError as err:  # no split with positives in both halves: both refuse
@@ -197,6 +205,27 @@ def test_cv_on_sparse_scores_walks_the_retrieved_entries() -> None:
     np.testing.assert_array_equal(_cv(s, y, grid, True), _cv(s, y, grid, False))
     fast = tune(s, y, prior="cv", cv_grid=grid, random_state=7)
     np.testing.assert_array_equal(fast.diagnostics["cv_scores"], _cv(s, y, grid, True))
+
+
+def test_cv_with_given_base_rates_walks_and_matches_every_cut() -> None:
+    """Given prior centres take the walk (hull cuts) in the halves and the final fit, with
+    the cv scores and thresholds of the halves and final fit on every cut."""
+    s, y = _problem(11, 300, 25, None)
+    y[:, 3] = 0  # a class without positives: the given centre drives its rule
+    pi = np.random.default_rng(2).uniform(0.01, 0.4, 25)
+    grid = (1.0, 3.0, 10.0)  # no 0: the rule for unseen classes runs at every value
+    got = tune(s, y, prior="cv", cv_grid=grid, base_rates=pi, random_state=7)
+    assert got.diagnostics["searched_cuts"] in ("hull", "screened")
+    np.testing.assert_array_equal(got.diagnostics["cv_scores"], _cv(s, y, grid, False, pi=pi))
+    a = got.diagnostics["prior"]
+    # the final fit: the solve of every cut at the chosen prior, the unseen rule included
+    every = solve(
+        build_problem(s, y, 0.0, pi, float(s.shape[0]), 1.0, "fixed_point", "prior"), a, {}
+    )
+    assert every.diagnostics["searched_cuts"] == "every cut"
+    np.testing.assert_array_equal(got.cuts, every.cuts)
+    np.testing.assert_array_equal(got.thresholds, every.thresholds)
+    assert np.isfinite(got.thresholds[3]) or got.thresholds[3] == -np.inf
 
 
 def test_run_beside_returns_both_results_and_raises_each_error() -> None:

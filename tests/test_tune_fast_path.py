@@ -509,11 +509,3 @@ def test_base_rates_at_an_edge_crossing_take_the_screened_cuts_and_match() -> No
         np.testing.assert_array_equal(fast.thresholds, slow.thresholds)
         assert fast.diagnostics["smoothed_f"] == slow.diagnostics["smoothed_f"]
         assert fast.diagnostics["smoothed_gap"] == 0.0
-
-
-def test_cv_with_base_rates_stays_on_every_cut() -> None:
-    # the halves of prior="cv" are copied and fitted on every cut when pi is given (the
-    # in-place walk of the halves uses their own rates); so is the final fit
-    s, y = _problem(3, 80, 5, 8)
-    t = tune(s, y, prior="cv", base_rates=np.full(5, 0.2), cv_grid=(1.0, 3.0))
-    assert t.diagnostics["searched_cuts"] == "every cut"

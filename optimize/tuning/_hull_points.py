@@ -22,7 +22,6 @@ crossing, cuts and certificate (tests/test_tune_fast_path.py, against every cut)
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
@@ -856,24 +855,27 @@ def _unseen_cuts(
     src: _Source,
     first: int,
     centres: NDArray[np.float64],
-    a: float,
+    priors: NDArray[np.float64],
     n_eval: float,
     zd: float,
-    cos_phi: float,
-    sin_phi: float,
+    cos_phis: NDArray[np.float64],
+    sin_phis: NDArray[np.float64],
 ) -> NDArray[np.float64]:
     """:func:`_best_unseen_cut` of each class of ``src`` (without positives; class
-    ``k = first + i`` has prior centre ``centres[k]``)."""
+    ``k = first + i`` has prior centre ``centres[k]``) at each pair (``priors[g]``, angle
+    g): row g of the result; each class's cuts are built once for all pairs."""
     n_classes, room = _source_classes(src)
     n_obj = src[9]
-    found = np.empty(n_classes, dtype=np.float64)
+    found = np.empty((priors.size, n_classes), dtype=np.float64)
     tp, fp, thr, _ = _new_outputs(room)  # one class's cuts
     chances = _empty_chances(n_obj, n_eval, zd)
     for i in range(n_classes):
         c, _ = _source_cuts(src, i, tp, fp, thr)
-        found[i] = _best_unseen_cut(
-            tp, fp, thr, c, centres[first + i], n_obj, a, chances, zd, cos_phi, sin_phi
-        )
+        pi = centres[first + i]
+        for g in range(priors.size):
+            found[g, i] = _best_unseen_cut(
+                tp, fp, thr, c, pi, n_obj, priors[g], chances, zd, cos_phis[g], sin_phis[g]
+            )
     return found
 
 
@@ -882,23 +884,30 @@ def unseen_thresholds(
     cols: NDArray[np.int64],
     pi: NDArray[np.float64],
     *,
-    pseudo_count: float,
+    pseudo_counts: Sequence[float],
     n_eval: float,
     zero_division: float,
-    phi: float,
+    phis: Sequence[float],
+    rows: NDArray[np.int64] | None = None,
 ) -> NDArray[np.float64]:
     """The thresholds of ``tune``'s rule for classes without tuning positives, walked.
 
-    For each column of ``cols`` (increasing, without positives; prior centres ``pi``):
-    the first cut maximizing ``cos(phi) p~ + sin(phi) r~`` over its smoothed cuts (tp =
-    m = 0), -inf for the all-objects cut. The answer of ``_solve.fill_unseen_thresholds`` on
-    every cut (the same floats: :func:`smoothed_cut`), one column's cuts at a time
-    instead of every cut of the columns at once, read in place.
+    For each column of ``cols`` (increasing, without positives among the objects
+    ``rows``, default all; prior centres ``pi``) and each pair (``pseudo_counts[g]``,
+    ``phis[g]``), in row g of the result: the first cut maximizing ``cos(phi) p~ + sin(phi)
+    r~`` over its smoothed cuts (tp = m = 0), -inf for the all-objects cut. The answer
+    of ``_solve.fill_unseen_thresholds`` on every cut (the same floats:
+    :func:`smoothed_cut`), one column's cuts at a time instead of every cut of the
+    columns at once, read in place and built once for all the pairs.
     """
     centres = np.ascontiguousarray(pi, dtype=np.float64)
-    args = (pseudo_count, float(n_eval), float(zero_division), math.cos(phi), math.sin(phi))
-    parts = _over_classes(inputs, cols, lambda src, first: _unseen_cuts(src, first, centres, *args))
-    return np.concatenate([np.zeros(0), *parts])
+    priors = np.asarray(pseudo_counts, dtype=np.float64)
+    angles = np.asarray(phis, dtype=np.float64)
+    args = (priors, float(n_eval), float(zero_division), np.cos(angles), np.sin(angles))
+    parts = _over_classes(
+        inputs, cols, lambda src, first: _unseen_cuts(src, first, centres, *args), rows
+    )
+    return np.concatenate([np.zeros((priors.size, 0)), *parts], axis=1)
 
 
 def _centres(

@@ -30,12 +30,11 @@ from fmacro.optimize.tuning._hull_points import (
 )
 from fmacro.optimize.tuning._solve import (
     Problem,
-    fill_unseen_thresholds,
+    fill_unseen_grid,
     fit_thresholds,
     problem_from_points,
-    read_columns,
 )
-from fmacro.optimize.tuning.smoothing import own_rate_values
+from fmacro.optimize.tuning.smoothing import centred_values
 from fmacro.validation.checks import is_sparse
 from fmacro.validation.measures import f_beta_from_pr
 
@@ -61,9 +60,10 @@ def cv_scores(
 
     Each half is fitted at every grid value and scored by counting its predictions on the
     other half (the same counts as that half's cut at each threshold). Given the fast
-    path's checked ``inputs`` (own base rates, the default method), one walk of a half's
-    rows gives its hull cuts for the whole grid (dense scores read in place, a sparse
-    matrix's rows sliced); otherwise the halves are copied and their every cut built.
+    path's checked ``inputs`` (the default method, own or given base rates), one walk of a
+    half's rows gives its hull cuts for the whole grid (dense scores read in place, a
+    sparse matrix's rows sliced); otherwise the halves are copied and their every cut
+    built.
     """
     n_obj = matching_shapes(scores, labels)[0]
     if n_obj < 4:
@@ -165,45 +165,53 @@ class _Walked:
 
     def _walk(
         self, rows: NDArray[np.int64], n: float, fit: _Fit
-    ) -> tuple[WalkedHulls, Callable[[NDArray[np.int64]], Any]]:
-        """The half's hull cuts at every grid value, and a reader of its columns."""
+    ) -> tuple[WalkedHulls, WalkInputs, NDArray[np.int64] | None]:
+        """The half's hull cuts at every grid value, and what walks its columns again
+        (the inputs and their rows: the whole dense input read at ``rows``, or the
+        half's own CSC matrix)."""
         if self.sparse:
-            half = self.scores[rows]
-            walked = walked_hulls(
-                walk_inputs(half, self.labels[rows]), fit.grid, n_eval=n, zero_division=fit.zd
-            )
-            return walked, partial(read_columns, half)
-        walked = walked_hulls(self.inputs, fit.grid, n_eval=n, zero_division=fit.zd, rows=rows)
-        return walked, partial(_gather, self.scores, rows)
+            half = walk_inputs(self.scores[rows], self.labels[rows])
+            walked = walked_hulls(half, fit.grid, n_eval=n, zero_division=fit.zd, base_rates=fit.pi)
+            return walked, half, None
+        walked = walked_hulls(
+            self.inputs, fit.grid, n_eval=n, zero_division=fit.zd, rows=rows, base_rates=fit.pi
+        )
+        return walked, self.inputs, rows
 
     def _fit(
         self,
         walked: WalkedHulls,
-        read: Callable[[NDArray[np.int64]], Any],
+        inputs: WalkInputs,
+        rows: NDArray[np.int64] | None,
         n: float,
         fit: _Fit,
     ) -> NDArray[np.float64]:
         missing = walked.missing()
         wanted = fit.unseen == "prior" and missing.size
-        # what the rule for unseen classes reads: the columns, N and zero_division
-        first = walked.points(0, fit.zd)
+        # what the rule for unseen classes reads: the columns walked, N and zero_division
         shared = Problem(
-            first,
-            partial(read, missing) if wanted else None,
-            None,
+            walked.points(0, fit.zd),
+            inputs if wanted else None,
+            fit.pi,
             n,
             fit.b,
             "fixed_point",
             unseen_columns=missing,
+            unseen_rows=rows,
             exact=False,
         )
         out = np.full((len(fit.grid), walked.n_cols), np.inf)
         b2 = fit.b * fit.b
+        phis = []
         for g, (a, (indptr, tp, fp, thr, _)) in enumerate(zip(fit.grid, walked.cuts, strict=True)):
-            p, r = own_rate_values(indptr, tp, fp, walked.support, walked.n_obj, a, n, fit.zd)
+            p, r = centred_values(
+                indptr, tp, fp, walked.support, walked.centres, walked.n_obj, a, n, fit.zd
+            )
             cuts, big_p, big_r = linearized_cuts(indptr, p, r, fit.b, are_chains=True)
             out[g, walked.columns] = thr[indptr[:-1] + cuts]
-            fill_unseen_thresholds(shared, a, float(argv(big_p, big_r, b2)), out[g])
+            phis.append(float(argv(big_p, big_r, b2)))
+        # one walk of the unseen columns for every grid value
+        fill_unseen_grid(shared, fit.grid, phis, out)
         return out
 
     def held_out(self, rows: NDArray[np.int64], fit: _Fit) -> _Score | None:
@@ -293,10 +301,6 @@ def _rows_scorer(s: Any, y: Any, fit: _Fit) -> _Score | None:
 def _by_rows(x: Any) -> Any:
     """``x`` ready for row slicing: CSR when sparse, else as it is."""
     return x.tocsr() if is_sparse(x) else x
-
-
-def _gather(x: NDArray[Any], rows: NDArray[np.int64], cols: NDArray[np.int64]) -> NDArray[Any]:
-    return x[np.ix_(rows, cols)]
 
 
 def _rows(x: Any, rows: NDArray[np.int64]) -> Any:

@@ -8,7 +8,7 @@ inner fits of ``prior="cv"``). See :mod:`optimize.tuning.tune` for the rules.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from functools import partial
 from typing import Any
 
@@ -67,6 +67,8 @@ class Problem:
     source: WalkInputs | None = None
     # the columns whose scores ``unseen`` holds (those without tuning positives)
     unseen_columns: Any = None
+    # the objects of a WalkInputs ``unseen`` that were tuned on (a cv half), None = all
+    unseen_rows: NDArray[np.int64] | None = None
     # False: method "fixed_point" stops at the linearization (the inner fits of "cv")
     exact: bool = True
 
@@ -196,28 +198,57 @@ def _smoothed(problem: Problem, a: float) -> SmoothedPoints:
 
 def fill_unseen_thresholds(problem: Problem, a: float, phi: float, out: NDArray[np.float64]) -> int:
     """Fill ``out`` (per column) for the classes without tuning positives; return their count."""
+    fill_unseen_grid(problem, (a,), (phi,), out[np.newaxis])
+    return problem.raw.n_columns - problem.raw.n_classes
+
+
+def fill_unseen_grid(
+    problem: Problem, priors: Sequence[float], phis: Sequence[float], out: NDArray[np.float64]
+) -> None:
+    """:func:`fill_unseen_thresholds` at each pair (``priors[g]``, ``phis[g]``) into row g
+    of ``out``; on the fast path one walk of the unseen columns serves every pair."""
     raw = problem.raw
-    n_missing = raw.n_columns - raw.n_classes
-    if problem.unseen is None or a == 0.0 or math.isnan(phi):
-        return n_missing
+    if problem.unseen is None:
+        return
+    todo = [
+        g
+        for g, (a, phi) in enumerate(zip(priors, phis, strict=True))
+        if a != 0.0 and not math.isnan(phi)
+    ]
     cols = problem.unseen_columns
     pi = np.zeros(cols.size) if problem.base_rates is None else problem.base_rates[cols]
     if raw.zero_division == 0.0 and not pi.any() and not problem.calibrated:
         # p~ = 0 at every cut, r~ = j / N: the all-objects cut wins whenever phi > 0
-        if phi > 0.0:
-            out[cols] = -np.inf
-        return n_missing
-    if isinstance(problem.unseen, WalkInputs):  # the fast path: one column at a time
-        out[cols] = unseen_thresholds(
+        for g in todo:
+            if phis[g] > 0.0:
+                out[g, cols] = -np.inf
+        return
+    if todo and isinstance(problem.unseen, WalkInputs):  # the fast path: a column at a time
+        found = unseen_thresholds(
             problem.unseen,
             cols,
             pi,
-            pseudo_count=a,
+            pseudo_counts=[priors[g] for g in todo],
             n_eval=problem.n_eval,
             zero_division=raw.zero_division,
-            phi=phi,
+            phis=[phis[g] for g in todo],
+            rows=problem.unseen_rows,
         )
-        return n_missing
+        for i, g in enumerate(todo):
+            out[g, cols] = found[i]
+        return
+    for g in todo:
+        out[g, cols] = _unseen_every_cut(problem, priors[g], phis[g], pi)
+
+
+def _unseen_every_cut(
+    problem: Problem, a: float, phi: float, pi: NDArray[np.float64]
+) -> NDArray[np.float64]:
+    """The rule's thresholds of the unseen columns from every cut of a copy of them."""
+    raw = problem.raw
+    cols = problem.unseen_columns
+    if not callable(problem.unseen):
+        raise AssertionError("the every-cut rule reads a copy of the unseen columns")
     unseen_scores = problem.unseen()
     empty = np.zeros(unseen_scores.shape, dtype=np.uint8)
     # zero_division only sets p of the empty cut here; SmoothedPoints below uses the real one
@@ -248,8 +279,7 @@ def fill_unseen_thresholds(problem: Problem, a: float, phi: float, out: NDArray[
     _, first = np.unique(owner[hit], return_index=True)
     chosen = hit[first]
     # the all-objects cut predicts every object, also below the tuning rows' scores
-    out[cols] = np.where(chosen == sm.indptr[1:] - 1, -np.inf, sm.threshold[chosen])
-    return n_missing
+    return np.where(chosen == sm.indptr[1:] - 1, -np.inf, sm.threshold[chosen])
 
 
 def _plain_values(

@@ -258,21 +258,24 @@ def _smooth_kernel(
     return p, r
 
 
-def own_rate_values(
+def centred_values(
     indptr: NDArray[np.int64],
     tp: NDArray[np.int64],
     fp: NDArray[np.int64],
     support: NDArray[np.int64],
+    centres: NDArray[np.float64],
     n_obj: int,
     a: float,
     n_eval: float,
     zd: float,
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-    """(p~, r~) of cuts given as bare arrays, centred on the own rates m_k / N: the values
+    """(p~, r~) of cuts given as bare arrays, each class's priors centred on its rate
+    ``centres[k]`` (the own rate m_k / N, or a given base rate): the values
     :class:`SmoothedPoints` computes (the same kernel), without building one."""
-    rates = support / float(n_obj)
     empty = np.zeros(0)
-    return _smooth_kernel(indptr, tp, fp, support, rates, float(n_obj), a, n_eval, zd, empty, empty)
+    return _smooth_kernel(
+        indptr, tp, fp, support, centres, float(n_obj), a, n_eval, zd, empty, empty
+    )
 
 
 def smooth_points(

@@ -164,8 +164,7 @@ def tune(
     runs on them: the same answer as on every cut (tested). The rule for classes without
     tuning positives walks their columns one at a time. ``prior="cv"`` walks each half
     once for its whole grid (dense or sparse). Other settings (``calibrated``, other
-    methods, ``points=``) smooth every cut (``"every cut"``), as does ``prior="cv"`` with
-    given ``base_rates`` (its halves and its final fit).
+    methods, ``points=``) smooth every cut (``"every cut"``).
     The first call compiles the numba kernels (cached on disk after that).
 
     Raises
@@ -208,14 +207,9 @@ def tune(
             raise ValueError(f"cv_repeats must be >= 1, got {cv_repeats}")
         if isinstance(random_state, bool) or not isinstance(random_state, (int, np.integer)):
             raise TypeError(f"random_state must be an int, got {random_state!r}")
-    # the fused hull walk: scores (dense or sparse), the default search; given base rates
-    # too, except under prior="cv" (its halves are then copied and fitted on every cut)
-    fast = (
-        points is None
-        and method == "fixed_point"
-        and not calibrated
-        and not (use_cv and pi is not None)
-    )
+    # the fused hull walk: scores (dense or sparse), the default search, own or given
+    # base rates (prior="cv" walks its halves too)
+    fast = points is None and method == "fixed_point" and not calibrated
     # every path but the fast one builds its problem first: bad input is reported for the
     # whole input before the cross-validation splits it
     problem: Problem | None = None
