@@ -55,7 +55,15 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent))
 
-from bench_tune import DATASETS, PROTOCOLS, SCORERS, SEEDS, load, test_scores  # noqa: E402
+from bench_tune import (  # noqa: E402
+    DATASETS,
+    PROTOCOLS,
+    SCORERS,
+    SEEDS,
+    load,
+    test_scores,
+    xcolumns_predictions,
+)
 
 from fmacro.optimize.baselines import per_class  # noqa: E402
 from fmacro.optimize.search.fixed_point import fixed_point  # noqa: E402
@@ -402,23 +410,7 @@ def variants(s: np.ndarray, y: np.ndarray, seed: int) -> dict[str, Callable[[], 
 
 def xcolumns_preds(s: np.ndarray, y: np.ndarray, st: np.ndarray) -> dict[str, np.ndarray]:
     """xcolumns FW (fitted on the tuning scores) and BCA* (test probabilities), as bench_tune."""
-    from xcolumns.block_coordinate import predict_optimizing_macro_f1_score_using_bc
-    from xcolumns.frank_wolfe import find_classifier_using_fw
-    from xcolumns.metrics import macro_f1_score_on_conf_matrix
-
-    bca = np.asarray(predict_optimizing_macro_f1_score_using_bc(st, k=0, seed=0)).astype(bool)
-    kept = y.sum(0) > 0
-    clf = find_classifier_using_fw(
-        y[:, kept].astype(np.float64),
-        s[:, kept],
-        macro_f1_score_on_conf_matrix,
-        k=0,
-        skip_tn=True,
-        seed=0,
-    )
-    fw = np.zeros(st.shape, dtype=bool)
-    fw[:, kept] = np.asarray(clf.predict(st[:, kept], seed=0)).astype(bool)
-    return {"xc_bca": bca, "xc_fw": fw}
+    return {key: pred for key, (pred, _) in xcolumns_predictions(s, y, st).items()}
 
 
 def smoothed_fmacro_metric(a: float, n: int) -> Callable[..., Any]:
