@@ -807,7 +807,7 @@ def conclusion(
         "does worse: the held-out halves are too small to rank the trades. Scoring tune's "
         "angle family by posterior-predictive expected F-macro instead of the plug-in "
         f"({gain('expected_f', keys):+.1f}%, emotions "
-        f"{per_method['expected_f']['emotions'][2]:+.4f}) is no better than the plug-in "
+        f"{per_method['expected_f']['emotions'][2]:+.4f}) lands next to the plug-in "
         f"({gain('tune', keys):+.1f}%, {per_method['tune']['emotions'][2]:+.4f}) at about "
         "100x its cost: Jensen's penalty does not decide which trade holds up.",
         "* What FW does differently on emotions is its target with calibrated plug-in "
