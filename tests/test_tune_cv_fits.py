@@ -181,11 +181,11 @@ def test_cv_on_the_walk_equals_cv_on_every_cut(
     if sparse:
         s = sp.csr_matrix(s - s.min() + 1.0)  # every entry stored: the same rankings
     grid = (0.0, 1.0, 3.0, 30.0)
-    # given prior centres (e.g. training rates), a 0 and a 1 among them
+    # given prior centres (e.g. training rates): 1 for the class without positives, 0 for
+    # the last one
     pi = np.random.default_rng(problem[0]).uniform(0.0, 0.6, y.shape[1]) if given_rates else None
-    if pi is not None:
-        pi[-1] = 0.0
-        pi[0] = 1.0 if y.shape[1] > 2 else pi[0]
+    if pi is not None and pi.size > 1:
+        pi[0], pi[-1] = 1.0, 0.0
     kw = {"zd": zd, "n_eval": n_eval, "unseen": unseen, "pi": pi}
     try:
         walked = _cv(s, y, grid, True, **kw)
