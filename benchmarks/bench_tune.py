@@ -413,16 +413,23 @@ def run_cell(
     return out
 
 
+def cached_json(path: Path, force: bool, compute: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+    """``compute()``, cached as JSON at ``path`` (recomputed when ``force``)."""
+    if path.is_file() and not force:
+        return dict(json.loads(path.read_text()))
+    res = compute()
+    path.write_text(json.dumps(res))
+    return res
+
+
 def cached_cell(
     name: str, scorer: str, protocol: str, seed: int, data: Any, force: bool
 ) -> dict[str, Any]:
-    path = OUT / f"eval_{name}_{scorer}_{protocol}_{seed}.json"
-    if path.is_file() and not force:
-        return dict(json.loads(path.read_text()))
-    sc = cached_scores(name, scorer, protocol, seed, data)
-    res = run_cell(name, scorer, protocol, seed, sc, data[3])
-    path.write_text(json.dumps(res))
-    return res
+    def compute() -> dict[str, Any]:
+        sc = cached_scores(name, scorer, protocol, seed, data)
+        return run_cell(name, scorer, protocol, seed, sc, data[3])
+
+    return cached_json(OUT / f"eval_{name}_{scorer}_{protocol}_{seed}.json", force, compute)
 
 
 # --------------------------------------------------------------------------- report

@@ -24,7 +24,6 @@ Usage::
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import sys
 import time
@@ -43,6 +42,7 @@ from bench_tune import (  # noqa: E402
     OUT,
     PROTOCOLS,
     SCORERS,
+    cached_json,
     cached_scores,
     load,
     log,
@@ -161,13 +161,10 @@ def run_seed_cell(scorer: str, sc: dict[str, Any], y_test: np.ndarray) -> dict[s
 def cached_run(
     name: str, scorer: str, protocol: str, seed: int, data: Any, force: bool
 ) -> dict[str, Any]:
-    path = OUT / f"seeds_{name}_{scorer}_{protocol}_{seed}.json"
-    if path.is_file() and not force:
-        return dict(json.loads(path.read_text()))
-    sc = cached_scores(name, scorer, protocol, seed, data)
-    res = run_seed_cell(scorer, sc, data[3])
-    path.write_text(json.dumps(res))
-    return res
+    def compute() -> dict[str, Any]:
+        return run_seed_cell(scorer, cached_scores(name, scorer, protocol, seed, data), data[3])
+
+    return cached_json(OUT / f"seeds_{name}_{scorer}_{protocol}_{seed}.json", force, compute)
 
 
 # --------------------------------------------------------------------------- statistics
