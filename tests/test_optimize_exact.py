@@ -29,9 +29,13 @@ from fmacro.optimize.search._exact_kernels import (
     coordinate_polish,
     crossing_u,
     front_support,
+    neumaier_sum,
     reduce_points,
+    reduce_rounds,
     screen_cuts,
+    suffix_sums,
     support,
+    support_all,
 )
 from fmacro.optimize.search.brute_force import brute_force_exact, exact_f_of_cuts
 from fmacro.optimize.search.exact import exact_float_sum, gradient_directions
@@ -334,6 +338,48 @@ def test_search_kernels_agree_with_numpy() -> None:
         front_support(front_p, front_r, ga, gc),
         np.max(ga[:, None] * front_p + gc[:, None] * front_r, axis=1),
     )
+
+
+def test_fused_kernels_equal_their_per_direction_steps() -> None:
+    """support_all, suffix_sums and reduce_rounds (one call for every direction) give
+    bit for bit what the per-direction kernels give, including a class left without
+    an alive candidate (support -inf, counted 0 in the slack)."""
+    rng = np.random.default_rng(12)
+    sizes = rng.integers(1, 7, 9)
+    ptr = np.concatenate(([0], np.cumsum(sizes))).astype(np.int64)
+    p, r = rng.random(ptr[-1]), rng.random(ptr[-1])
+    alive = rng.random(ptr[-1]) < 0.8
+    alive[ptr[2] : ptr[3]] = False  # class 2 has nothing alive
+    ga, gc = gradient_directions(np.array([0.2, 0.45, 0.7]), 1.0)
+    h, arg = support_all(ptr, p, r, alive, ga, gc)
+    for i in range(ga.size):
+        h_i, arg_i = support(ptr, p, r, alive, float(ga[i]), float(gc[i]))
+        np.testing.assert_array_equal(h[i], h_i)
+        np.testing.assert_array_equal(arg[i], arg_i)
+    assert h[0, 2] == -math.inf and arg[0, 2] == -1
+    live = np.flatnonzero(arg[0] >= 0)
+    hs, ps, rs = suffix_sums(h[:, live], p, r, arg[:, live], 3)
+    for i in range(ga.size):
+        picks = arg[i, live[3:]]
+        assert hs[i] == neumaier_sum(h[i, live[3:]])
+        assert (ps[i], rs[i]) == (neumaier_sum(p[picks]), neumaier_sum(r[picks]))
+    # reduce_rounds against the rounds written out with the per-direction kernels
+    fixed = rng.random(ga.size)
+    target = float(np.sum(h[0, live])) + fixed[0] - 0.05
+    expected = alive.copy()
+    for _ in range(3):
+        killed = 0
+        for i in range(ga.size):
+            h_i, _ = support(ptr, p, r, expected, float(ga[i]), float(gc[i]))
+            total = neumaier_sum(np.where(np.isfinite(h_i), h_i, 0.0)) + fixed[i]
+            slack = max(total - target, 0.0) + 1e-12
+            killed += reduce_points(ptr, p, r, expected, float(ga[i]), float(gc[i]), h_i, slack)
+        if killed == 0:
+            break
+    got = alive.copy()
+    reduce_rounds(ptr, p, r, got, ga, gc, target, 1e-12, fixed, 3)
+    np.testing.assert_array_equal(got, expected)
+    assert 0 < got.sum() < alive.sum()  # the test kills some candidates, not all
 
 
 def test_coordinate_polish_ends_where_no_single_class_move_helps() -> None:

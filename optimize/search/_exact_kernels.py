@@ -24,8 +24,11 @@ __all__ = [
     "merge_staircases",
     "neumaier_sum",
     "reduce_points",
+    "reduce_rounds",
     "screen_cuts",
+    "suffix_sums",
     "support",
+    "support_all",
 ]
 
 
@@ -150,6 +153,88 @@ def reduce_points(
                 alive[c] = False
                 killed += 1
     return killed
+
+
+@numba.njit(cache=True)
+def support_all(
+    ptr: NDArray[np.int64],
+    p: NDArray[np.float64],
+    r: NDArray[np.float64],
+    alive: NDArray[np.bool_],
+    ga: NDArray[np.float64],
+    gc: NDArray[np.float64],
+) -> tuple[NDArray[np.float64], NDArray[np.int64]]:
+    """:func:`support` under every direction ``(ga[i], gc[i])``: row i of each output.
+
+    One call instead of one per direction: the merge refreshes every direction's
+    supports after each level, where the calls' overhead outweighed their work.
+    """
+    g = ga.size
+    n = ptr.size - 1
+    h = np.empty((g, n))
+    arg = np.empty((g, n), dtype=np.int64)
+    for i in range(g):
+        h_i, arg_i = support(ptr, p, r, alive, ga[i], gc[i])
+        h[i, :] = h_i
+        arg[i, :] = arg_i
+    return h, arg
+
+
+@numba.njit(cache=True)
+def suffix_sums(
+    sup: NDArray[np.float64],
+    p: NDArray[np.float64],
+    r: NDArray[np.float64],
+    arg: NDArray[np.int64],
+    first: int,
+) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
+    """Per direction i: the compensated sums of ``sup[i, first:]`` and of the p and r of
+    the candidates ``arg[i, first:]`` (the remaining classes' supports and picks)."""
+    g = sup.shape[0]
+    hs = np.empty(g)
+    ps = np.empty(g)
+    rs = np.empty(g)
+    for i in range(g):
+        picks = arg[i, first:]
+        hs[i] = neumaier_sum(sup[i, first:])
+        ps[i] = neumaier_sum(p[picks])
+        rs[i] = neumaier_sum(r[picks])
+    return hs, ps, rs
+
+
+@numba.njit(cache=True)
+def reduce_rounds(
+    ptr: NDArray[np.int64],
+    p: NDArray[np.float64],
+    r: NDArray[np.float64],
+    alive: NDArray[np.bool_],
+    ga: NDArray[np.float64],
+    gc: NDArray[np.float64],
+    target: float,
+    margin: float,
+    fixed: NDArray[np.float64],
+    rounds: int,
+) -> None:
+    """Kill (in place) alive candidates whose loss under some direction exceeds its slack.
+
+    Direction i's slack: the sum of the alive supports (classes without an alive
+    candidate count 0) plus ``fixed[i]`` (what classes outside the layout contribute),
+    minus ``target``, floored at 0, plus ``margin``. Up to ``rounds`` passes over the
+    directions, stopping after a pass that kills nothing.
+    """
+    for _ in range(rounds):
+        killed = 0
+        for i in range(ga.size):
+            h, _ = support(ptr, p, r, alive, ga[i], gc[i])
+            h_fin = np.where(np.isfinite(h), h, 0.0)
+            total = neumaier_sum(h_fin) + fixed[i]
+            slack = total - target
+            if slack < 0.0:
+                slack = 0.0
+            slack += margin
+            killed += reduce_points(ptr, p, r, alive, ga[i], gc[i], h, slack)
+        if killed == 0:
+            break
 
 
 @numba.njit(cache=True)

@@ -69,9 +69,11 @@ from fmacro.optimize.search._exact_kernels import (
     merge_chunk,
     merge_staircases,
     neumaier_sum,
-    reduce_points,
+    reduce_rounds,
     screen_cuts,
+    suffix_sums,
     support,
+    support_all,
 )
 from fmacro.optimize.search.brute_force import exact_f_of_cuts
 from fmacro.optimize.search.fixed_point import fixed_point_from_sweep
@@ -202,18 +204,19 @@ def _reduce(
     ``fixed[i]`` adds the best value the classes outside ``cand`` can contribute
     under direction ``i`` (merged classes); ``target`` is n LB.
     """
-    for _ in range(rounds):
-        killed = 0
-        for i in range(ga.size):
-            h, _ = support(cand.ptr, cand.p, cand.r, cand.alive, float(ga[i]), float(gc[i]))
-            h_fin = np.where(np.isfinite(h), h, 0.0)
-            total = neumaier_sum(h_fin) + (0.0 if fixed is None else float(fixed[i]))
-            slack = max(total - target, 0.0) + margin
-            killed += reduce_points(
-                cand.ptr, cand.p, cand.r, cand.alive, float(ga[i]), float(gc[i]), h, slack
-            )
-        if killed == 0:
-            break
+    extra = np.zeros(ga.size) if fixed is None else np.ascontiguousarray(fixed, dtype=np.float64)
+    reduce_rounds(
+        cand.ptr,
+        cand.p,
+        cand.r,
+        cand.alive,
+        np.ascontiguousarray(ga, dtype=np.float64),
+        np.ascontiguousarray(gc, dtype=np.float64),
+        float(target),
+        float(margin),
+        extra,
+        rounds,
+    )
 
 
 @attrs.define
@@ -280,8 +283,8 @@ def _run(state: _Search) -> tuple[bool, float, list[NDArray[np.int64]]]:
     pts = state.points
     n = pts.n_classes
     b2 = state.b * state.b
-    n_dir = state.ga.size
-    ga, gc = state.ga, state.gc
+    ga = np.ascontiguousarray(state.ga, dtype=np.float64)
+    gc = np.ascontiguousarray(state.gc, dtype=np.float64)
     counts = _alive_counts(state.cand)
     multi = np.flatnonzero(counts > 1)
     multi = multi[np.argsort(counts[multi], kind="stable")]
@@ -293,15 +296,10 @@ def _run(state: _Search) -> tuple[bool, float, list[NDArray[np.int64]]]:
     base_cuts = np.asarray(state.cand.idx[arg0] - pts.indptr[:-1], dtype=np.int64)
     mc = _compact(state.cand, multi)  # class j of mc is multi[j], merged in this order
     n_multi = multi.size
-    sup = np.zeros((n_dir, n_multi))
-    arg = np.zeros((n_dir, n_multi), dtype=np.int64)
     inc_choice: list[NDArray[np.int64]] = []  # the best choice found (mc indices), if any
 
-    def refresh_support() -> None:
-        for i in range(n_dir):
-            sup[i], arg[i] = support(mc.ptr, mc.p, mc.r, mc.alive, float(ga[i]), float(gc[i]))
-
-    refresh_support()
+    # every direction's supports and picks in the merged classes, (n_dir, n_multi)
+    sup, arg = support_all(mc.ptr, mc.p, mc.r, mc.alive, ga, gc)
     front_p = np.zeros(1)
     front_r = np.zeros(1)
     history: list[tuple[NDArray[np.int64], NDArray[np.int64]]] = []  # (parent, mc index)
@@ -342,10 +340,7 @@ def _run(state: _Search) -> tuple[bool, float, list[NDArray[np.int64]]]:
 
     def rest_sums(first: int) -> tuple[NDArray, NDArray, NDArray]:
         """Per direction: sums of supports, argmax p and argmax r over classes >= first."""
-        hs = np.array([neumaier_sum(sup[i, first:]) for i in range(n_dir)])
-        ps = np.array([neumaier_sum(mc.p[arg[i, first:]]) for i in range(n_dir)])
-        rs = np.array([neumaier_sum(mc.r[arg[i, first:]]) for i in range(n_dir)])
-        return hs, ps, rs
+        return suffix_sums(sup, mc.p, mc.r, arg, first)
 
     def front_bound(level: int) -> float:
         """Max over the front (classes < level merged) of the min-direction bound."""
@@ -404,7 +399,7 @@ def _run(state: _Search) -> tuple[bool, float, list[NDArray[np.int64]]]:
             sub = attrs.evolve(mc, alive=rest_alive)
             _reduce(sub, ga, gc, state.target, state.margin, fixed=fixed)
             mc.alive[mc.ptr[level + 1] :] = rest_alive[mc.ptr[level + 1] :]
-            refresh_support()
+            sup, arg = support_all(mc.ptr, mc.p, mc.r, mc.alive, ga, gc)
     if n_multi == 0:
         return stop(True, state.target, [])
     # every survivor is complete: near-ties of the best are candidates for the finish
