@@ -199,9 +199,9 @@ def chains_and_edges(
     """
     vptr, vcut, vp, vr, ang = _chains(indptr, p, r, are_chains)
     # from the chains: arrays as long as they are, not as the points
-    eclass = np.empty(ang.size, dtype=np.int64)
-    for j in range(vptr.size - 1):
-        eclass[vptr[j] - j : vptr[j + 1] - j - 1] = j
+    # a chain of v vertices has v - 1 edges (every class keeps a vertex)
+    n = vptr.size - 1
+    eclass = np.repeat(np.arange(n, dtype=np.int64), np.diff(vptr) - 1)
     return vptr, vcut, vp, vr, ang, edge_diff(vp, vptr), edge_diff(vr, vptr), eclass
 
 
