@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 import multiprocessing
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -23,11 +24,14 @@ from hypothesis import strategies as st
 
 from fmacro.optimize._inputs import label_rows
 from fmacro.optimize.evaluation import predicted_counts, row_threshold_counts
+from fmacro.optimize.search.exact import screen_floors
 from fmacro.optimize.search.fixed_point import fixed_point
 from fmacro.optimize.search.hull import class_hulls
 from fmacro.optimize.search.points import class_points
 from fmacro.optimize.search.result import ThresholdResult, evaluate_cuts
 from fmacro.optimize.tuning._hull_points import (
+    _classes_to_walk,
+    smoothed_hull_fit,
     smoothed_hull_points,
     smoothed_screened_points,
     walk_inputs,
@@ -76,6 +80,8 @@ def _unseen(y: Any, n_unseen: int) -> Any:
     y[:, : min(n_unseen, y.shape[1] - 1)] = 0
     return y
 
+
+BUNDLED = Path(__file__).parents[1] / "optimize" / "data" / "corel5k_test_scores.npz"
 
 problems = st.tuples(
     st.integers(0, 10_000),
@@ -165,9 +171,7 @@ def test_tune_fast_path_equals_the_every_cut_path(
 
 def test_an_edge_crossing_takes_the_screened_cuts_and_matches() -> None:
     # Corel5k's bundled rankings: a = 1 crosses on an edge (a = 3 does not)
-    from pathlib import Path
-
-    data = np.load(Path(__file__).parents[1] / "optimize" / "data" / "corel5k_test_scores.npz")
+    data = np.load(BUNDLED)
     s, y = data["scores"], data["labels"]
     for a, searched in ((1.0, "screened"), (3.0, "hull")):
         fast = tune(s, y, prior=a)
@@ -196,6 +200,71 @@ def test_screened_cuts_give_exact_what_every_cut_gives(
     assert got.gap == 0.0 and ref.gap == 0.0
     # the screened cuts are a subset of every cut, holding each hull vertex
     assert set(np.asarray(hull.full_cut).tolist()) <= set(np.asarray(screened.full_cut).tolist())
+
+
+@settings_
+@given(
+    problems,
+    st.sampled_from([0.0, 0.5, 3.0, 30.0]),
+    st.sampled_from([None, 7.0, math.inf]),
+    st.sampled_from([0.0, 1.0, math.nan]),
+)
+def test_second_chain_holds_the_best_of_the_cuts_off_the_hull(
+    problem: tuple[int, int, int, int | None], a: float, n_eval: float | None, zd: float
+) -> None:
+    """Under every direction (ga, gc) >= 0, a class's second chain reaches the best value
+    of its cuts that are not hull vertices, computed here over every smoothed cut."""
+    s, y = _problem(*problem)
+    n = float(s.shape[0]) if n_eval is None else n_eval
+    hull, (ptr, p2, r2) = smoothed_hull_fit(walk_inputs(s, y), a, n_eval=n, zero_division=zd)
+    full = smooth_points(class_points(s, y, zero_division=zd), a, n_eval=n)
+    vertices = np.asarray(hull.full_cut)
+    for angle in (0.0, 0.3, 0.8, 1.2, math.pi / 2):
+        ga, gc = math.cos(angle), math.sin(angle)
+        for k in range(hull.n_classes):
+            cut = np.arange(full.indptr[k + 1] - full.indptr[k])
+            off = ~np.isin(cut, vertices[hull.indptr[k] : hull.indptr[k + 1]])
+            sl = slice(full.indptr[k], full.indptr[k + 1])
+            values = ga * np.asarray(full.precision[sl]) + gc * np.asarray(full.recall[sl])
+            values = np.where(np.isnan(values), -np.inf, values)[off]
+            ref = values.max() if values.size else -np.inf
+            chain = ga * p2[ptr[k] : ptr[k + 1]] + gc * r2[ptr[k] : ptr[k + 1]]
+            got = chain.max() if chain.size else -np.inf
+            assert got == pytest.approx(ref, rel=1e-12, abs=1e-15)
+
+
+@settings(max_examples=60, deadline=None)
+@given(problems, st.sampled_from([0.0, 1.0, 3.0, 10.0]), st.sampled_from([0.0, math.nan]))
+def test_edge_walk_leaves_out_classes_without_changing_the_screened_cuts(
+    problem: tuple[int, int, int, int | None], a: float, zd: float
+) -> None:
+    """Given the second chains, the edge's walk skips the classes whose second chain stays
+    under their floor: the screened points are the same arrays as walking every class."""
+    s, y = _problem(*problem)
+    inputs = walk_inputs(s, y)
+    n = float(s.shape[0])
+    hull, second = smoothed_hull_fit(inputs, a, n_eval=n, zero_division=zd)
+    linear = fixed_point(points=hull, exact=False)
+    every = smoothed_screened_points(inputs, hull, linear, 1.0)
+    some = smoothed_screened_points(inputs, hull, linear, 1.0, second)
+    for name in ("indptr", "tp", "fp", "threshold", "full_cut"):
+        np.testing.assert_array_equal(getattr(some, name), getattr(every, name))
+    np.testing.assert_array_equal(np.asarray(some.precision), np.asarray(every.precision))
+
+
+def test_edge_walk_on_the_bundled_rankings_walks_only_classes_that_add_cuts() -> None:
+    data = np.load(BUNDLED)
+    inputs = walk_inputs(data["scores"], data["labels"])
+    hull, second = smoothed_hull_fit(inputs, 1.0, n_eval=500.0, zero_division=0.0)
+    linear = fixed_point(points=hull, exact=False)
+    assert linear.diagnostics["status"] == "edge"
+    ga, gc, floors = screen_floors(hull, linear, 1.0)
+    walked = _classes_to_walk(ga, gc, floors, second)
+    every = smoothed_screened_points(inputs, hull, linear, 1.0)
+    adds = np.diff(np.asarray(every.indptr)) > np.diff(np.asarray(hull.indptr))
+    # the classes walked are those whose screened cuts go beyond their hull vertices
+    np.testing.assert_array_equal(walked, adds)
+    assert 0 < walked.sum() < walked.size
 
 
 def test_cv_fast_path_equals_the_every_cut_path() -> None:
@@ -488,9 +557,7 @@ def test_base_rates_at_an_edge_crossing_take_the_screened_cuts_and_match() -> No
     # Corel5k's bundled rankings (111 classes without a positive): with pi = 0.5 for every
     # class, each of these a crosses on an edge; with the first half's rates (and 0.01 for
     # the classes without positives) a = 1 does, a = 3 not
-    from pathlib import Path
-
-    data = np.load(Path(__file__).parents[1] / "optimize" / "data" / "corel5k_test_scores.npz")
+    data = np.load(BUNDLED)
     s, y = data["scores"], data["labels"]
     half = y[:250].mean(axis=0)
     half[y.sum(axis=0) == 0] = 0.01

@@ -10,7 +10,10 @@ per-class scratch buffer, and keeps the cuts on the upper-right hull chain, for 
 pseudo-count of a grid in the same walk. The result holds a few cuts per class instead of
 one per distinct score, so ``tune`` costs about what ``fixed_point`` does. At an edge
 crossing :func:`smoothed_screened_points` walks again and keeps the cuts the exact search
-can use. The prior centre pi_k is the tuning labels' own rate m_k / N by default, or a
+can use, in the classes where any can: a fit's walk (:func:`smoothed_hull_fit`) also
+keeps each class's second chain, the upper-right chain of its other cuts, whose best
+value under the reduction's direction says whether any cut besides the vertices reaches
+the class's floor. The prior centre pi_k is the tuning labels' own rate m_k / N by default, or a
 given one (``tune(base_rates=...)``): the argument holds for any pi_k >= 0.
 
 The values are the same floats as ``smooth_points(class_points(...))`` (both call
@@ -53,7 +56,9 @@ from fmacro.optimize.tuning.smoothing import SmoothedPoints, empty_chance, shari
 from fmacro.validation.checks import is_sparse
 
 __all__ = [
+    "SecondChains",
     "WalkInputs",
+    "smoothed_hull_fit",
     "smoothed_hull_points",
     "smoothed_screened_points",
     "unseen_thresholds",
@@ -191,6 +196,91 @@ def _cut_values(
     return smoothed_cut(float(tp[g]), j, float(m), pi, j / n, a, q, zd)
 
 
+# The p~ and r~ of points kept besides the output buffers (a class's second chain).
+_Layer = tuple[NDArray[np.float64], NDArray[np.float64]]
+
+
+@numba.njit(cache=True, nogil=True)
+def _layer_room(layer: _Layer, need: int) -> _Layer:
+    """The (p~, r~) buffers, grown to hold ``need`` entries."""
+    if need <= layer[0].size:
+        return layer
+    size = max(2 * layer[0].size, need)
+    p = np.empty(size)
+    r = np.empty(size)
+    p[: layer[0].size] = layer[0]
+    r[: layer[1].size] = layer[1]
+    return p, r
+
+
+@numba.njit(cache=True, nogil=True)
+def _emit_second_chain(
+    sel: NDArray[np.int64],
+    k: int,
+    p: NDArray[np.float64],
+    r: NDArray[np.float64],
+    start: int,
+    top: int,
+    stack: NDArray[np.int64],
+    tp: NDArray[np.int64],
+    fp: NDArray[np.int64],
+    m: int,
+    pi: float,
+    n_obj: int,
+    a: float,
+    chances: NDArray[np.float64],
+    zd: float,
+    inner: _Scratch,
+    layer: _Layer,
+    o: int,
+) -> tuple[_Layer, int, int]:
+    """The upper-right chain of a class's cuts that are not vertices of its hull chain
+    (``stack[start:top]`` over the candidates ``sel[:k]``, smoothed into ``p``, ``r``),
+    its points' (p~, r~) appended to ``layer`` from entry ``o``. Returns the buffers, the
+    next entry and the count.
+
+    Under any direction (ga, gc) >= 0 the best value ``ga p~ + gc r~`` of those cuts is
+    the best over this chain's points. Along a run r~ is affine in j and p~ convex
+    (:func:`_hull_candidates`), so the value is convex there and its inner cuts are
+    worth at most the best of the run's ends; an end that is a hull vertex is replaced
+    by the inner cut next to it (the bound holds on the shorter run too). The
+    upper-right chain of the rest holds the maximum of every such direction over them.
+    :func:`smoothed_screened_points` compares it with a class's floor to know, without
+    walking the class again, that no cut but its hull vertices reaches the floor.
+    """
+    _, ip, ir, istack = inner
+    n = 0  # at most the class's cuts: the k candidates and at most c - k others
+    vertex = start
+    for t in range(k):
+        is_vertex = vertex < top and stack[vertex] == t
+        if is_vertex:
+            vertex += 1
+        else:
+            ip[n] = p[t]
+            ir[n] = r[t]
+            n += 1
+        if t + 1 < k and sel[t + 1] > sel[t] + 1:
+            # A run's inner cuts are worth at most the best of the run's ends, convexity
+            # again: an end that is not a vertex is among the points already; for an end
+            # that is, the inner cut next to it stands in.
+            next_vertex = vertex < top and stack[vertex] == t + 1
+            lo = sel[t] + 1
+            hi = sel[t + 1] - 1
+            if is_vertex:
+                ip[n], ir[n] = _cut_values(lo, tp, fp, m, pi, n_obj, a, chances, zd)
+                n += 1
+            if next_vertex and (hi > lo or not is_vertex):
+                ip[n], ir[n] = _cut_values(hi, tp, fp, m, pi, n_obj, a, chances, zd)
+                n += 1
+    first, last = upper_chain(ip, ir, 0, n, istack)
+    layer = _layer_room(layer, o + last - first)
+    for v in range(first, last):
+        layer[0][o] = ip[istack[v]]
+        layer[1][o] = ir[istack[v]]
+        o += 1
+    return layer, o, last - first
+
+
 @numba.njit(cache=True, nogil=True)
 def _emit_hull(
     tp: NDArray[np.int64],
@@ -209,15 +299,18 @@ def _emit_hull(
     col: int,
     out: _Outputs,
     o: int,
-) -> tuple[_Outputs, int]:
+) -> tuple[_Outputs, int, int, int, int]:
     """One class's hull cuts for each prior, appended to ``out`` from entry ``o``.
 
     ``tp``, ``fp``, ``thr``: the class's ``c`` cuts (m positives, prior centre ``pi``);
     ``curved``: from :func:`_curved_prefix`; ``counts[g, col]`` gets the number of
-    vertices at ``priors[g]``. Returns the buffers and the next entry.
+    vertices at ``priors[g]``. Returns the buffers, the next entry, and for the last
+    prior the number of candidates and the chain's ``(start, top)`` in ``scratch``
+    (whose candidates, p~, r~ and stack stay as that prior left them).
     """
     sel, p, r, stack = scratch
     k = _hull_candidates(tp, fp, c, curved, sel)
+    start = top = 0
     for g_prior in range(priors.size):
         _smooth_cuts(sel, k, tp, fp, m, pi, n_obj, priors[g_prior], chances, zd, p, r)
         start, top = upper_chain(p, r, 0, k, stack)
@@ -231,7 +324,7 @@ def _emit_hull(
             out_number[o] = g
             o += 1
         counts[g_prior, col] = top - start
-    return out, o
+    return out, o, k, start, top
 
 
 @numba.njit(cache=True, nogil=True)
@@ -336,15 +429,25 @@ def _hull_cuts(
     priors: NDArray[np.float64],
     n_eval: float,
     zd: float,
+    second: bool,
 ) -> tuple[
-    NDArray[np.int64], NDArray[np.int64], NDArray[np.int64], NDArray[np.float64], NDArray[np.int64]
+    NDArray[np.int64],
+    NDArray[np.int64],
+    NDArray[np.int64],
+    NDArray[np.float64],
+    NDArray[np.int64],
+    NDArray[np.int64],
+    NDArray[np.float64],
+    NDArray[np.float64],
 ]:
     """Hull cuts of each class of ``src`` (class ``k = first + i`` of the walk, prior
     centre ``centres[k]``), for each pseudo-count in ``priors``.
 
     Returns ``counts[g, i]`` (hull vertices of class i at ``priors[g]``) and the
     vertices' tp, fp, threshold and cut number, ordered by class, then prior, then along
-    the chain.
+    the chain; then, with ``second`` (for one prior), each class's second chain
+    (:func:`_emit_second_chain`): its number of points per class and the points' p~ and
+    r~ in class order (all empty otherwise).
     """
     n_classes, room = _source_classes(src)
     n_obj = src[9]
@@ -352,30 +455,37 @@ def _hull_cuts(
     out = _new_outputs(8 * n_classes * priors.size + 16)
     tp, fp, thr, _ = _new_outputs(room)  # one class's cuts
     scratch = _new_scratch(room)
+    inner = _new_scratch(room if second else 0)
+    second_counts = np.zeros(n_classes if second else 0, dtype=np.int64)
+    layer_size = 4 * n_classes + 16 if second else 0
+    layer = (np.empty(layer_size), np.empty(layer_size))
     chances = _empty_chances(n_obj, n_eval, zd)
     curved = _curved_prefix(chances, priors, zd)
     o = 0
+    o2 = 0
     for i in range(n_classes):
         c, m = _source_cuts(src, i, tp, fp, thr)
-        out, o = _emit_hull(
-            tp,
-            fp,
-            thr,
-            c,
-            m,
-            centres[first + i],
-            n_obj,
-            priors,
-            chances,
-            curved,
-            zd,
-            scratch,
-            counts,
-            i,
-            out,
-            o,
+        pi = centres[first + i]
+        out, o, k, start, top = _emit_hull(
+            tp, fp, thr, c, m, pi, n_obj, priors, chances, curved, zd, scratch, counts, i, out, o
         )
-    return counts, out[0][:o].copy(), out[1][:o].copy(), out[2][:o].copy(), out[3][:o].copy()
+        if second:
+            sel, p, r, stack = scratch
+            a = priors[priors.size - 1]
+            layer, o2, second_counts[i] = _emit_second_chain(
+                sel, k, p, r, start, top, stack, tp, fp, m, pi, n_obj, a, chances, zd, inner,
+                layer, o2,
+            )  # fmt: skip
+    return (
+        counts,
+        out[0][:o].copy(),
+        out[1][:o].copy(),
+        out[2][:o].copy(),
+        out[3][:o].copy(),
+        second_counts,
+        layer[0][:o2].copy(),
+        layer[1][:o2].copy(),
+    )
 
 
 @numba.njit(cache=True, nogil=True)
@@ -597,6 +707,11 @@ def walk_inputs(scores: Any, labels: Any) -> WalkInputs:
     return WalkInputs(n_obj, n_cols, csc=arrays, label_columns=sparse_labels(labels))
 
 
+# per kept class, its second chain's points (_emit_second_chain): indptr over the
+# classes, then their p~ and r~
+SecondChains = tuple[NDArray[np.int64], NDArray[np.float64], NDArray[np.float64]]
+
+
 @attrs.frozen(eq=False)
 class WalkedHulls:
     """The hull cuts of one walk, per prior, as bare arrays (private, not copied).
@@ -611,6 +726,8 @@ class WalkedHulls:
     support: NDArray[np.int64]  # positives of each kept column
     centres: NDArray[np.float64]  # prior centre pi of each kept column
     cuts: list[tuple[NDArray[np.int64], ...]]
+    # one prior's walk, when asked: each kept column's second chain
+    second: SecondChains | None = None
 
     def points(self, g: int, zero_division: float) -> ClassPoints:
         """The raw counts of the hull cuts at the ``g``-th prior, as points."""
@@ -643,8 +760,12 @@ def walked_hulls(
     zero_division: float,
     rows: NDArray[np.int64] | None = None,
     base_rates: NDArray[np.float64] | None = None,
+    second: bool = False,
 ) -> WalkedHulls:
-    """:func:`smoothed_hull_points` without the objects: the hull cuts at each prior."""
+    """:func:`smoothed_hull_points` without the objects: the hull cuts at each prior
+    (and with ``second``, for one prior, each class's second chain)."""
+    if second and len(priors) != 1:
+        raise ValueError("second chains are walked for one prior")
     n_obj = inputs.n_obj
     grid = np.asarray(priors, dtype=np.float64)
     zd = float(zero_division)
@@ -660,10 +781,10 @@ def walked_hulls(
     parts = _over_classes(
         inputs,
         cols,
-        lambda src, first: _hull_cuts(src, first, rates, grid, float(n_eval), zd),
+        lambda src, first: _hull_cuts(src, first, rates, grid, float(n_eval), zd, second),
         rows,
     )
-    by_prior = [(part[0], *_prior_major(*part)) for part in parts]
+    by_prior = [(part[0], *_prior_major(*part[:5])) for part in parts]
     cuts = []
     for g in range(grid.size):
         indptr = np.zeros(cols.size + 1, dtype=np.int64)
@@ -673,7 +794,14 @@ def walked_hulls(
             for i in (2, 3, 4, 5)
         )
         cuts.append((indptr, *arrays))
-    return WalkedHulls(n_obj, inputs.n_cols, cols, sizes[cols], rates, cuts)
+    chains: SecondChains | None = None
+    if second:
+        chain_ptr = np.zeros(cols.size + 1, dtype=np.int64)
+        np.cumsum(np.concatenate([part[5] for part in parts]), out=chain_ptr[1:])
+        chain_p = np.concatenate([part[6] for part in parts])
+        chain_r = np.concatenate([part[7] for part in parts])
+        chains = (chain_ptr, chain_p, chain_r)
+    return WalkedHulls(n_obj, inputs.n_cols, cols, sizes[cols], rates, cuts, chains)
 
 
 @numba.njit(cache=True)
@@ -755,17 +883,46 @@ def smoothed_hull_points(
         rows=rows,
         base_rates=base_rates,
     )
-    return [
-        sharing(
-            walked.points(g, zero_division),
-            pseudo_count=float(a),
-            base_rate=walked.centres,
-            n_eval=n_eval,
-            centre_p=np.zeros(0),
-            centre_r=np.zeros(0),
-        )
-        for g, a in enumerate(priors)
-    ]
+    return [_smoothed_at(walked, g, float(a), n_eval, zero_division) for g, a in enumerate(priors)]
+
+
+def smoothed_hull_fit(
+    inputs: WalkInputs,
+    prior: float,
+    *,
+    n_eval: float,
+    zero_division: float,
+    base_rates: NDArray[np.float64] | None = None,
+) -> tuple[SmoothedPoints, SecondChains]:
+    """:func:`smoothed_hull_points` at one prior (a fit's), and each kept class's second
+    chain (indptr over the classes, p~, r~; :func:`_emit_second_chain`): what lets an
+    edge's second walk (:func:`smoothed_screened_points`) leave out the classes where no
+    cut but the hull vertices can reach the floor."""
+    walked = walked_hulls(
+        inputs,
+        (prior,),
+        n_eval=n_eval,
+        zero_division=zero_division,
+        base_rates=base_rates,
+        second=True,
+    )
+    if walked.second is None:
+        raise AssertionError("the walk was asked for the second chains")
+    return _smoothed_at(walked, 0, float(prior), n_eval, zero_division), walked.second
+
+
+def _smoothed_at(
+    walked: WalkedHulls, g: int, a: float, n_eval: float, zero_division: float
+) -> SmoothedPoints:
+    """The hull cuts of ``walked`` at its ``g``-th prior (``a``), smoothed."""
+    return sharing(
+        walked.points(g, zero_division),
+        pseudo_count=a,
+        base_rate=walked.centres,
+        n_eval=n_eval,
+        centre_p=np.zeros(0),
+        centre_r=np.zeros(0),
+    )
 
 
 def smoothed_screened_points(
@@ -773,6 +930,7 @@ def smoothed_screened_points(
     hull: SmoothedPoints,
     linear: ThresholdResult,
     beta: float,
+    second: SecondChains | None = None,
 ) -> SmoothedPoints:
     """The cuts :func:`optimize.exact` needs after ``linear`` ended on an edge.
 
@@ -782,24 +940,34 @@ def smoothed_screened_points(
     (:func:`optimize.exact.screen_floors`), so ``fixed_point`` with its exact step finds
     the same optimum on these points as on every cut. (Its linearization's per-class
     candidate is taken over these cuts only; it serves as an incumbent, so at worst an
-    exact tie is broken differently.)
+    exact tie is broken differently.) Given the classes' ``second`` chains (from
+    :func:`smoothed_hull_fit`), a class whose second chain stays under its floor keeps
+    its hull vertices without being walked again: the same points, fewer columns walked.
     """
     ga, gc, floors = screen_floors(hull, linear, beta)
     a, n_eval, zd = hull.pseudo_count, hull.n_eval, hull.zero_division
     cols = np.asarray(hull.class_index)
-    centres = np.ascontiguousarray(hull.base_rate, dtype=np.float64)
     hull_ptr = np.asarray(hull.indptr)
-    hull_cut = np.asarray(hull.full_cut)
+    need = _classes_to_walk(ga, gc, floors, second)
+    if not need.any():
+        return hull
+    centres = np.ascontiguousarray(np.asarray(hull.base_rate)[need], dtype=np.float64)
+    sub_ptr = np.zeros(int(need.sum()) + 1, dtype=np.int64)
+    np.cumsum(np.diff(hull_ptr)[need], out=sub_ptr[1:])
+    sub_cut = np.asarray(hull.full_cut)[np.repeat(need, np.diff(hull_ptr))]
+    sub_floors = np.ascontiguousarray(floors[need])
     parts = _over_classes(
         inputs,
-        cols,
+        cols[need],
         lambda src, first: _screened_cuts(
-            src, first, centres, a, n_eval, zd, ga, gc, floors, hull_ptr, hull_cut
+            src, first, centres, a, n_eval, zd, ga, gc, sub_floors, sub_ptr, sub_cut
         ),
     )
-    indptr = np.zeros(cols.size + 1, dtype=np.int64)
-    np.cumsum(np.concatenate([part[0] for part in parts]), out=indptr[1:])
-    tp, fp, thr, number = (np.concatenate([part[i] for part in parts]) for i in (1, 2, 3, 4))
+    walked_ptr = np.zeros(sub_ptr.size, dtype=np.int64)
+    np.cumsum(np.concatenate([part[0] for part in parts]), out=walked_ptr[1:])
+    walked = [np.concatenate([part[i] for part in parts]) for i in (1, 2, 3, 4)]
+    kept = [np.asarray(x) for x in (hull.tp, hull.fp, hull.threshold, hull.full_cut)]
+    indptr, (tp, fp, thr, number) = _by_class(need, hull_ptr, kept, walked_ptr, walked)
     base = ClassPoints(
         indptr,
         tp,
@@ -820,6 +988,60 @@ def smoothed_screened_points(
         centre_p=np.zeros(0),
         centre_r=np.zeros(0),
     )
+
+
+def _classes_to_walk(
+    ga: float, gc: float, floors: NDArray[np.float64], second: SecondChains | None
+) -> NDArray[np.bool_]:
+    """The classes whose cuts besides the hull vertices may reach their floor (all
+    without ``second``): those whose second chain has a point with ``ga p~ + gc r~`` at
+    the floor, less a margin far above the rounding of the values (a class at the
+    margin is walked; the walk itself decides)."""
+    n = floors.size
+    if second is None or not (ga >= 0.0 and gc >= 0.0):
+        return np.ones(n, dtype=bool)
+    ptr, p, r = second
+    best = np.full(n, -np.inf)
+    some = np.flatnonzero(np.diff(ptr) > 0)
+    if some.size:
+        values = ga * p + gc * r
+        values = np.where(np.isnan(values), -np.inf, values)
+        best[some] = np.maximum.reduceat(values, ptr[some])
+    margin = 1e-9 * np.maximum(1.0, np.abs(floors))
+    return np.asarray(best >= floors - margin, dtype=bool)
+
+
+def _by_class(
+    need: NDArray[np.bool_],
+    hull_ptr: NDArray[np.int64],
+    hull_arrays: list[NDArray[Any]],
+    walked_ptr: NDArray[np.int64],
+    walked_arrays: list[NDArray[Any]],
+) -> tuple[NDArray[np.int64], list[NDArray[Any]]]:
+    """Each class's entries in class order: the walk's for the classes ``need`` (in
+    their order in the walk), the hull's for the others. Returns (indptr, arrays)."""
+    n = need.size
+    hull_counts = np.diff(hull_ptr)
+    walked_counts = np.diff(walked_ptr)
+    counts = hull_counts.copy()
+    counts[need] = walked_counts
+    indptr = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(counts, out=indptr[1:])
+    hull_class = np.repeat(np.arange(n, dtype=np.int64), hull_counts)
+    from_hull = ~need[hull_class]
+    hull_at = np.arange(hull_ptr[-1], dtype=np.int64) - hull_ptr[hull_class] + indptr[hull_class]
+    walked_sub = np.repeat(np.arange(walked_counts.size, dtype=np.int64), walked_counts)
+    walked_class = np.flatnonzero(need)[walked_sub]
+    walked_at = (
+        np.arange(walked_ptr[-1], dtype=np.int64) - walked_ptr[walked_sub] + indptr[walked_class]
+    )
+    out = []
+    for h, w in zip(hull_arrays, walked_arrays, strict=True):
+        merged = np.empty(indptr[-1], dtype=w.dtype)
+        merged[hull_at[from_hull]] = h[from_hull]
+        merged[walked_at] = w
+        out.append(merged)
+    return indptr, out
 
 
 @numba.njit(cache=True, nogil=True)

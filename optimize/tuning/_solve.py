@@ -24,6 +24,7 @@ from fmacro.optimize.search.fixed_point import fixed_point, linearized_cuts
 from fmacro.optimize.search.points import ClassPoints, class_points
 from fmacro.optimize.search.result import ThresholdResult
 from fmacro.optimize.tuning._hull_points import (
+    SecondChains,
     WalkInputs,
     smoothed_screened_points,
     unseen_thresholds,
@@ -71,6 +72,9 @@ class Problem:
     unseen_rows: NDArray[np.int64] | None = None
     # False: method "fixed_point" stops at the linearization (the inner fits of "cv")
     exact: bool = True
+    # the hull points' second chains (smoothed_hull_fit), which let an edge's walk leave
+    # out classes; None: walk them all
+    hull_second: SecondChains | None = None
 
 
 def read_columns(x: Any, cols: NDArray[np.int64]) -> Any:
@@ -127,11 +131,13 @@ def hull_problem(
     b: float,
     unseen: str,
     pi: NDArray[np.float64] | None = None,
+    second: SecondChains | None = None,
 ) -> Problem:
     """The fast path's problem: ``hull`` from :func:`smoothed_hull_points` on ``inputs``
     (the checked scores and labels, whose columns without positives the rule for unseen
     classes walks in place) with the prior centres ``pi`` per column it was walked with
-    (None: the own rates; the unseen classes' rule reads them)."""
+    (None: the own rates; the unseen classes' rule reads them) and, from
+    :func:`smoothed_hull_fit`, the classes' second chains."""
     missing = missing_columns(hull)
     wanted = unseen == "prior" and missing.size
     return Problem(
@@ -144,6 +150,7 @@ def hull_problem(
         hull_prior=hull.pseudo_count,
         source=inputs,
         unseen_columns=missing,
+        hull_second=second,
     )
 
 
@@ -179,7 +186,7 @@ def smoothed_search(
             return raw, raw, inner, "hull"
         if problem.source is None:
             raise AssertionError("an exact step on hull points needs their scores and labels")
-        screened = smoothed_screened_points(problem.source, raw, inner, b)
+        screened = smoothed_screened_points(problem.source, raw, inner, b, problem.hull_second)
         return screened, screened, _search(screened, "fixed_point", b, True), "screened"
     sm = _smoothed(problem, a)
     return raw, sm, _search(sm, problem.method, b, problem.exact), "every cut"

@@ -50,7 +50,7 @@ from numpy.typing import ArrayLike
 from fmacro.optimize._inputs import matching_shapes
 from fmacro.optimize.search.points import ClassPoints, as_points
 from fmacro.optimize.search.result import ThresholdResult
-from fmacro.optimize.tuning._hull_points import smoothed_hull_points, walk_inputs
+from fmacro.optimize.tuning._hull_points import smoothed_hull_fit, walk_inputs
 from fmacro.optimize.tuning._prior_cv import cv_scores
 from fmacro.optimize.tuning._solve import Problem, build_problem, hull_problem, solve
 from fmacro.optimize.tuning.smoothing import (
@@ -161,12 +161,12 @@ def tune(
     those cuts are smoothed; the cost is about that of :func:`optimize.fixed_point` on
     the same scores. When the linearization ends on an edge, a second walk keeps the cuts
     that can pass the exact search's first reduction (``"screened"``), and the exact step
-    runs on them: the same answer as on every cut (tested); over the benchmark's 28
-    tuning sets such fits took a median 2.0x ``fixed_point``'s time (at most 4.4x), the
-    others 0.8x (at most 1.4x; benchmarks/results_tune.md). The rule for classes without
-    tuning positives walks their columns one at a time. ``prior="cv"`` walks each half
-    once for its whole grid (dense or sparse). Other settings (``calibrated``, other
-    methods, ``points=``) smooth every cut (``"every cut"``).
+    runs on them: the same answer as on every cut (tested). The first walk keeps each
+    class's second chain (the upper-right chain of its other cuts), so the second walk
+    reads only the classes where a cut besides the hull vertices can pass. The rule for
+    classes without tuning positives walks their columns one at a time. ``prior="cv"``
+    walks each half once for its whole grid (dense or sparse). Other settings
+    (``calibrated``, other methods, ``points=``) smooth every cut (``"every cut"``).
     The first call compiles the numba kernels (cached on disk after that).
 
     Raises
@@ -242,8 +242,8 @@ def tune(
         a = grid[int(np.argmax(cv))]
         extra = {"cv_grid": np.asarray(grid), "cv_scores": cv}
     if problem is None and inputs is not None:  # the fast path: the hull cuts at the a chosen
-        hull = smoothed_hull_points(inputs, (a,), n_eval=n, zero_division=zd, base_rates=pi)[0]
-        problem = hull_problem(hull, inputs, b, unseen, pi)
+        hull, second = smoothed_hull_fit(inputs, a, n_eval=n, zero_division=zd, base_rates=pi)
+        problem = hull_problem(hull, inputs, b, unseen, pi, second)
     if problem is None:
         raise AssertionError("every path builds a problem")
     return solve(problem, a, extra)
