@@ -208,8 +208,10 @@ def _layer_room(layer: _Layer, need: int) -> _Layer:
     size = max(2 * layer[0].size, need)
     p = np.empty(size)
     r = np.empty(size)
-    p[: layer[0].size] = layer[0]
-    r[: layer[1].size] = layer[1]
+    # element loops: a slice assignment here costs seconds of compilation on first use
+    for i in range(layer[0].size):
+        p[i] = layer[0][i]
+        r[i] = layer[1][i]
     return p, r
 
 
@@ -217,8 +219,6 @@ def _layer_room(layer: _Layer, need: int) -> _Layer:
 def _emit_second_chain(
     sel: NDArray[np.int64],
     k: int,
-    p: NDArray[np.float64],
-    r: NDArray[np.float64],
     start: int,
     top: int,
     stack: NDArray[np.int64],
@@ -235,9 +235,8 @@ def _emit_second_chain(
     o: int,
 ) -> tuple[_Layer, int, int]:
     """The upper-right chain of a class's cuts that are not vertices of its hull chain
-    (``stack[start:top]`` over the candidates ``sel[:k]``, smoothed into ``p``, ``r``),
-    its points' (p~, r~) appended to ``layer`` from entry ``o``. Returns the buffers, the
-    next entry and the count.
+    (``stack[start:top]`` over the candidates ``sel[:k]``), its points' (p~, r~) appended
+    to ``layer`` from entry ``o``. Returns the buffers, the next entry and the count.
 
     Under any direction (ga, gc) >= 0 the best value ``ga p~ + gc r~`` of those cuts is
     the best over this chain's points. Along a run r~ is affine in j and p~ convex
@@ -248,7 +247,7 @@ def _emit_second_chain(
     :func:`smoothed_screened_points` compares it with a class's floor to know, without
     walking the class again, that no cut but its hull vertices reaches the floor.
     """
-    _, ip, ir, istack = inner
+    cut, ip, ir, istack = inner
     n = 0  # at most the class's cuts: the k candidates and at most c - k others
     vertex = start
     for t in range(k):
@@ -256,22 +255,22 @@ def _emit_second_chain(
         if is_vertex:
             vertex += 1
         else:
-            ip[n] = p[t]
-            ir[n] = r[t]
+            cut[n] = sel[t]
             n += 1
         if t + 1 < k and sel[t + 1] > sel[t] + 1:
             # A run's inner cuts are worth at most the best of the run's ends, convexity
             # again: an end that is not a vertex is among the points already; for an end
             # that is, the inner cut next to it stands in.
-            next_vertex = vertex < top and stack[vertex] == t + 1
             lo = sel[t] + 1
             hi = sel[t + 1] - 1
             if is_vertex:
-                ip[n], ir[n] = _cut_values(lo, tp, fp, m, pi, n_obj, a, chances, zd)
+                cut[n] = lo
                 n += 1
-            if next_vertex and (hi > lo or not is_vertex):
-                ip[n], ir[n] = _cut_values(hi, tp, fp, m, pi, n_obj, a, chances, zd)
+            if vertex < top and stack[vertex] == t + 1 and (hi > lo or not is_vertex):
+                cut[n] = hi
                 n += 1
+    # smoothed by the kernel the candidates went through (no second inlined copy of it)
+    _smooth_cuts(cut, n, tp, fp, m, pi, n_obj, a, chances, zd, ip, ir)
     first, last = upper_chain(ip, ir, 0, n, istack)
     layer = _layer_room(layer, o + last - first)
     for v in range(first, last):
@@ -470,11 +469,10 @@ def _hull_cuts(
             tp, fp, thr, c, m, pi, n_obj, priors, chances, curved, zd, scratch, counts, i, out, o
         )
         if second:
-            sel, p, r, stack = scratch
             a = priors[priors.size - 1]
             layer, o2, second_counts[i] = _emit_second_chain(
-                sel, k, p, r, start, top, stack, tp, fp, m, pi, n_obj, a, chances, zd, inner,
-                layer, o2,
+                scratch[0], k, start, top, scratch[3], tp, fp, m, pi, n_obj, a, chances, zd,
+                inner, layer, o2,
             )  # fmt: skip
     return (
         counts,
