@@ -175,8 +175,10 @@ def support_all(
     arg = np.empty((g, n), dtype=np.int64)
     for i in range(g):
         h_i, arg_i = support(ptr, p, r, alive, ga[i], gc[i])
-        h[i, :] = h_i
-        arg[i, :] = arg_i
+        # element loops: slice assignments cost seconds of compilation on first use
+        for j in range(n):
+            h[i, j] = h_i[j]
+            arg[i, j] = arg_i[j]
     return h, arg
 
 
@@ -190,15 +192,23 @@ def suffix_sums(
 ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
     """Per direction i: the compensated sums of ``sup[i, first:]`` and of the p and r of
     the candidates ``arg[i, first:]`` (the remaining classes' supports and picks)."""
-    g = sup.shape[0]
+    g, n = sup.shape
     hs = np.empty(g)
     ps = np.empty(g)
     rs = np.empty(g)
+    rest = max(n - first, 0)
+    h_row = np.empty(rest)
+    p_row = np.empty(rest)
+    r_row = np.empty(rest)
     for i in range(g):
-        picks = arg[i, first:]
-        hs[i] = neumaier_sum(sup[i, first:])
-        ps[i] = neumaier_sum(p[picks])
-        rs[i] = neumaier_sum(r[picks])
+        # gathered by element loops (no slicing or fancy indexing to compile)
+        for j in range(rest):
+            h_row[j] = sup[i, first + j]
+            p_row[j] = p[arg[i, first + j]]
+            r_row[j] = r[arg[i, first + j]]
+        hs[i] = neumaier_sum(h_row)
+        ps[i] = neumaier_sum(p_row)
+        rs[i] = neumaier_sum(r_row)
     return hs, ps, rs
 
 
@@ -222,11 +232,13 @@ def reduce_rounds(
     minus ``target``, floored at 0, plus ``margin``. Up to ``rounds`` passes over the
     directions, stopping after a pass that kills nothing.
     """
+    h_fin = np.empty(ptr.size - 1)
     for _ in range(rounds):
         killed = 0
         for i in range(ga.size):
             h, _ = support(ptr, p, r, alive, ga[i], gc[i])
-            h_fin = np.where(np.isfinite(h), h, 0.0)
+            for j in range(h.size):  # a class without alive candidates counts 0
+                h_fin[j] = h[j] if np.isfinite(h[j]) else 0.0
             total = neumaier_sum(h_fin) + fixed[i]
             slack = total - target
             if slack < 0.0:
