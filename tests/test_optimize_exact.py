@@ -38,7 +38,7 @@ from fmacro.optimize.search._exact_kernels import (
     support_all,
 )
 from fmacro.optimize.search.brute_force import brute_force_exact, exact_f_of_cuts
-from fmacro.optimize.search.exact import exact_float_sum, gradient_directions
+from fmacro.optimize.search.exact import class_best_values, exact_float_sum, gradient_directions
 from fmacro.optimize.search.fixed_point import fixed_point
 from fmacro.optimize.search.hull import class_hulls
 from fmacro.optimize.search.points import ClassPoints, class_points
@@ -380,6 +380,16 @@ def test_fused_kernels_equal_their_per_direction_steps() -> None:
     reduce_rounds(ptr, p, r, got, ga, gc, target, 1e-12, fixed, 3)
     np.testing.assert_array_equal(got, expected)
     assert 0 < got.sum() < alive.sum()  # the test kills some candidates, not all
+
+
+def test_class_best_values_by_hand() -> None:
+    # classes: two points; none; a NaN point and one other; one NaN point only
+    p = np.array([0.5, 0.2, math.nan, 0.1, math.nan])
+    r = np.array([0.1, 0.6, 0.9, 0.3, 0.4])
+    indptr = np.array([0, 2, 2, 4, 5])
+    got = class_best_values(2.0, 1.0, p, r, indptr)
+    # 2 * 0.5 + 0.1 = 1.1 beats 2 * 0.2 + 0.6 = 1.0; 2 * 0.1 + 0.3 = 0.5
+    np.testing.assert_array_equal(got, [1.1, -math.inf, 0.5, -math.inf])
 
 
 def test_coordinate_polish_ends_where_no_single_class_move_helps() -> None:

@@ -485,6 +485,26 @@ def _margin(n: int, b2: float) -> float:
     return 64.0 * _EPS * gmax * (n + 1.0) * (1.0 + math.log2(n + 1.0))
 
 
+def class_best_values(
+    ga: float,
+    gc: float,
+    precision: NDArray[np.float64],
+    recall: NDArray[np.float64],
+    indptr: NDArray[np.int64],
+) -> NDArray[np.float64]:
+    """Per class (points ``indptr[j]:indptr[j + 1]``), the largest ``ga p + gc r``: NaN
+    points count as -inf, and so does a class without points."""
+    values = ga * np.asarray(precision) + gc * np.asarray(recall)
+    values = np.where(np.isnan(values), -np.inf, values)
+    ptr = np.asarray(indptr)
+    best = np.full(ptr.size - 1, -np.inf)
+    # reduceat reads an empty class's segment as the next point: those stay -inf
+    some = np.flatnonzero(np.diff(ptr) > 0)
+    if some.size:
+        best[some] = np.maximum.reduceat(values, ptr[some])
+    return best
+
+
 def screen_floors(
     points: ClassPoints, linear: ThresholdResult, beta: float
 ) -> tuple[float, float, NDArray[np.float64]]:
@@ -502,9 +522,9 @@ def screen_floors(
     b2 = check_beta(beta) ** 2
     u = np.array([_u_star(np.asarray(linear.diagnostics["ub_point"]), b2)])
     ga, gc = gradient_directions(u, b2)
-    values = float(ga[0]) * np.asarray(points.precision) + float(gc[0]) * np.asarray(points.recall)
-    values = np.where(np.isnan(values), -np.inf, values)
-    support_value = np.maximum.reduceat(values, np.asarray(points.indptr[:-1]))
+    support_value = class_best_values(
+        float(ga[0]), float(gc[0]), points.precision, points.recall, points.indptr
+    )
     n = points.n_classes
     margin = _margin(n, b2)
     lb = linear.f if not math.isnan(linear.f) else -math.inf

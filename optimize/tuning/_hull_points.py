@@ -41,7 +41,7 @@ from fmacro.optimize.search._blocks import (
     map_blocks,
     sorted_positives,
 )
-from fmacro.optimize.search.exact import screen_floors
+from fmacro.optimize.search.exact import class_best_values, screen_floors
 from fmacro.optimize.search.hull import upper_chain
 from fmacro.optimize.search.points import (
     ClassPoints,
@@ -194,6 +194,13 @@ def _cut_values(
     j = float(jj)
     q = chances[jj] if jj < chances.size else 0.0
     return smoothed_cut(float(tp[g]), j, float(m), pi, j / n, a, q, zd)
+
+
+def _indptr(counts: NDArray[np.int64]) -> NDArray[np.int64]:
+    """Offsets of consecutive groups of ``counts`` entries (0 first, the total last)."""
+    indptr = np.zeros(counts.size + 1, dtype=np.int64)
+    np.cumsum(counts, out=indptr[1:])
+    return indptr
 
 
 # The p~ and r~ of points kept besides the output buffers (a class's second chain).
@@ -785,8 +792,7 @@ def walked_hulls(
     by_prior = [(part[0], *_prior_major(*part[:5])) for part in parts]
     cuts = []
     for g in range(grid.size):
-        indptr = np.zeros(cols.size + 1, dtype=np.int64)
-        np.cumsum(np.concatenate([counts[g] for counts, *_ in by_prior]), out=indptr[1:])
+        indptr = _indptr(np.concatenate([counts[g] for counts, *_ in by_prior]))
         arrays = tuple(
             np.concatenate([part[i][part[1][g] : part[1][g + 1]] for part in by_prior])
             for i in (2, 3, 4, 5)
@@ -794,8 +800,7 @@ def walked_hulls(
         cuts.append((indptr, *arrays))
     chains: SecondChains | None = None
     if second:
-        chain_ptr = np.zeros(cols.size + 1, dtype=np.int64)
-        np.cumsum(np.concatenate([part[5] for part in parts]), out=chain_ptr[1:])
+        chain_ptr = _indptr(np.concatenate([part[5] for part in parts]))
         chain_p = np.concatenate([part[6] for part in parts])
         chain_r = np.concatenate([part[7] for part in parts])
         chains = (chain_ptr, chain_p, chain_r)
@@ -950,8 +955,7 @@ def smoothed_screened_points(
     if not need.any():
         return hull
     centres = np.ascontiguousarray(np.asarray(hull.base_rate)[need], dtype=np.float64)
-    sub_ptr = np.zeros(int(need.sum()) + 1, dtype=np.int64)
-    np.cumsum(np.diff(hull_ptr)[need], out=sub_ptr[1:])
+    sub_ptr = _indptr(np.diff(hull_ptr)[need])
     sub_cut = np.asarray(hull.full_cut)[np.repeat(need, np.diff(hull_ptr))]
     sub_floors = np.ascontiguousarray(floors[need])
     parts = _over_classes(
@@ -961,8 +965,7 @@ def smoothed_screened_points(
             src, first, centres, a, n_eval, zd, ga, gc, sub_floors, sub_ptr, sub_cut
         ),
     )
-    walked_ptr = np.zeros(sub_ptr.size, dtype=np.int64)
-    np.cumsum(np.concatenate([part[0] for part in parts]), out=walked_ptr[1:])
+    walked_ptr = _indptr(np.concatenate([part[0] for part in parts]))
     walked = [np.concatenate([part[i] for part in parts]) for i in (1, 2, 3, 4)]
     kept = [np.asarray(x) for x in (hull.tp, hull.fp, hull.threshold, hull.full_cut)]
     indptr, (tp, fp, thr, number) = _by_class(need, hull_ptr, kept, walked_ptr, walked)
@@ -995,16 +998,10 @@ def _classes_to_walk(
     without ``second``): those whose second chain has a point with ``ga p~ + gc r~`` at
     the floor, less a margin far above the rounding of the values (a class at the
     margin is walked; the walk itself decides)."""
-    n = floors.size
     if second is None or not (ga >= 0.0 and gc >= 0.0):
-        return np.ones(n, dtype=bool)
+        return np.ones(floors.size, dtype=bool)
     ptr, p, r = second
-    best = np.full(n, -np.inf)
-    some = np.flatnonzero(np.diff(ptr) > 0)
-    if some.size:
-        values = ga * p + gc * r
-        values = np.where(np.isnan(values), -np.inf, values)
-        best[some] = np.maximum.reduceat(values, ptr[some])
+    best = class_best_values(ga, gc, p, r, ptr)
     margin = 1e-9 * np.maximum(1.0, np.abs(floors))
     return np.asarray(best >= floors - margin, dtype=bool)
 
@@ -1023,8 +1020,7 @@ def _by_class(
     walked_counts = np.diff(walked_ptr)
     counts = hull_counts.copy()
     counts[need] = walked_counts
-    indptr = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(counts, out=indptr[1:])
+    indptr = _indptr(counts)
     hull_class = np.repeat(np.arange(n, dtype=np.int64), hull_counts)
     from_hull = ~need[hull_class]
     hull_at = np.arange(hull_ptr[-1], dtype=np.int64) - hull_ptr[hull_class] + indptr[hull_class]
