@@ -244,22 +244,32 @@ def fill_unseen_grid(
         for i, g in enumerate(todo):
             out[g, cols] = found[i]
         return
-    for g in todo:
-        out[g, cols] = _unseen_every_cut(problem, priors[g], phis[g], pi)
-
-
-def _unseen_every_cut(
-    problem: Problem, a: float, phi: float, pi: NDArray[np.float64]
-) -> NDArray[np.float64]:
-    """The rule's thresholds of the unseen columns from every cut of a copy of them."""
-    raw = problem.raw
-    cols = problem.unseen_columns
+    if not todo:
+        return
+    # the copy of the unseen columns, their cuts and model centres serve every pair
     if not callable(problem.unseen):
         raise AssertionError("the every-cut rule reads a copy of the unseen columns")
     unseen_scores = problem.unseen()
     empty = np.zeros(unseen_scores.shape, dtype=np.uint8)
-    # zero_division only sets p of the empty cut here; SmoothedPoints below uses the real one
+    # zero_division only sets p of the empty cut here; SmoothedPoints uses the real one
     pts = class_points(unseen_scores, empty, empty_classes="include")
+    centres = model_centres(pts, unseen_scores) if problem.calibrated else None
+    for g in todo:
+        out[g, cols] = _unseen_every_cut(problem, pts, centres, priors[g], phis[g], pi)
+
+
+def _unseen_every_cut(
+    problem: Problem,
+    pts: ClassPoints,
+    centres: tuple[NDArray[np.float64], NDArray[np.float64]] | None,
+    a: float,
+    phi: float,
+    pi: NDArray[np.float64],
+) -> NDArray[np.float64]:
+    """The rule's thresholds of the unseen columns from every cut ``pts`` of a copy of
+    them (with the model's ``centres`` when calibrated)."""
+    raw = problem.raw
+    cols = problem.unseen_columns
     sm = SmoothedPoints(
         pts.indptr,
         pts.tp,
@@ -274,9 +284,8 @@ def _unseen_every_cut(
         base_rate=pi,
         n_eval=problem.n_eval,
     )
-    if problem.calibrated:
-        cp, cr = model_centres(pts, unseen_scores)
-        sm = attrs.evolve(sm, centre_p=cp, centre_r=cr)
+    if centres is not None:
+        sm = attrs.evolve(sm, centre_p=centres[0], centre_r=centres[1])
     v = math.cos(phi) * sm.precision + math.sin(phi) * sm.recall
     v = np.where(np.isnan(v), -np.inf, v)
     starts = np.asarray(sm.indptr[:-1])
