@@ -18,6 +18,7 @@ import numba
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from fmacro.optimize._frames import check_frame_columns
 from fmacro.optimize._inputs import (
     LabelRows,
     check_empty_classes,
@@ -178,7 +179,9 @@ def evaluate_thresholds(
         ``(N, n)`` 0/1 indicator, dense or sparse.
     thresholds
         One per column (positive iff ``score >= threshold``; ``+inf`` never,
-        ``-inf`` always), or a :class:`ThresholdResult` (its ``thresholds``).
+        ``-inf`` always), or a :class:`ThresholdResult` (its ``thresholds``; when it
+        has class names, DataFrame ``scores`` and ``labels`` must have them as their
+        columns, in order).
     beta, zero_division
         F_beta weight (> 0) and the 0/0 value (0.0, 1.0 or nan; with nan, classes
         predicting nothing are left out of the precision average).
@@ -200,6 +203,8 @@ def evaluate_thresholds(
                 "thresholds comes from top_k, which has no per-class thresholds; "
                 "use predict_top_k(scores, result.diagnostics['k'])"
             )
+        check_frame_columns(scores, thresholds.classes, "scores")
+        check_frame_columns(labels, thresholds.classes, "labels")
         thr = np.array(thresholds.thresholds, dtype=np.float64)
     else:
         thr = np.array(thresholds, dtype=np.float64)

@@ -41,8 +41,17 @@ def categorical_classes(expected: Any, predicted: Any) -> list[Any] | None:
     return e if e is not None else p
 
 
-def frame_columns(expected: Any, predicted: Any) -> list[Any] | None:
-    """The column names of DataFrame label matrices, else ``None``.
+def frame_columns(
+    expected: Any,
+    predicted: Any,
+    *,
+    names: tuple[str, str] = ("expected", "predicted"),
+    remedy: str = " or pass labels=",
+) -> list[Any] | None:
+    """The column names of DataFrame matrices, else ``None``.
+
+    ``names`` are the two inputs' argument names in the error message; ``remedy`` ends
+    its advice (after "align them (...)").
 
     Raises
     ------
@@ -57,8 +66,9 @@ def frame_columns(expected: Any, predicted: Any) -> list[Any] | None:
 
     e, p = columns(expected), columns(predicted)
     if e is not None and p is not None and e != p:
+        first, second = names
         raise ValueError(
-            f"expected and predicted are DataFrames with different columns ({e} and {p}); "
-            "align them (predicted[expected.columns]) or pass labels="
+            f"{first} and {second} are DataFrames with different columns ({e} and {p}); "
+            f"align them ({second}[{first}.columns]){remedy}"
         )
     return e if e is not None else p

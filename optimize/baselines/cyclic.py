@@ -9,6 +9,7 @@ from typing import Any
 
 from numpy.typing import ArrayLike
 
+from fmacro.optimize._frames import names_from_frames
 from fmacro.optimize.baselines._sweep import cuts_for_thresholds
 from fmacro.optimize.search.coordinate import coordinate_ascent, per_class_cuts
 from fmacro.optimize.search.points import ClassPoints, as_points
@@ -18,6 +19,7 @@ from fmacro.validation.checks import check_beta
 __all__ = ["cyclic"]
 
 
+@names_from_frames("scores", "labels")
 def cyclic(
     scores: Any = None,
     labels: Any = None,

@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from fmacro.optimize._frames import names_from_frames
 from fmacro.optimize.baselines._sweep import nonempty_cuts, sweep_cuts
 from fmacro.optimize.search.points import ClassPoints, as_points
 from fmacro.optimize.search.result import ThresholdResult, evaluate_cuts
@@ -15,6 +16,7 @@ from fmacro.validation.checks import check_beta
 __all__ = ["global_threshold"]
 
 
+@names_from_frames("scores", "labels")
 def global_threshold(
     scores: Any = None,
     labels: Any = None,

@@ -14,6 +14,7 @@ import numba
 import numpy as np
 from numpy.typing import NDArray
 
+from fmacro.optimize._frames import names_from_frames
 from fmacro.optimize._inputs import check_empty_classes, kept_classes, matching_shapes
 from fmacro.optimize.search._blocks import (
     dense_labels,
@@ -81,6 +82,7 @@ def _block_best_cuts(
     return best_cut, best_tp, best_cnt, best_thr
 
 
+@names_from_frames("scores", "labels")
 def per_class(
     scores: Any = None,
     labels: Any = None,

@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
+from fmacro.optimize._frames import names_from_frames
 from fmacro.optimize.baselines._sweep import nonempty_cuts, sweep_cuts
 from fmacro.optimize.search.points import ClassPoints, as_points
 from fmacro.optimize.search.result import ThresholdResult
@@ -18,6 +19,7 @@ from fmacro.validation.checks import as_float_array, check_beta
 __all__ = ["proportional"]
 
 
+@names_from_frames("scores", "labels")
 def proportional(
     scores: Any = None,
     labels: Any = None,

@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from fmacro.optimize._frames import names_from_frames
 from fmacro.optimize._inputs import (
     check_empty_classes,
     kept_classes,
@@ -30,6 +31,7 @@ __all__ = ["predict_top_k", "top_k"]
 _TIE_TOLERANCE = 1e-12
 
 
+@names_from_frames("scores", "labels")
 def top_k(
     scores: Any,
     labels: Any,

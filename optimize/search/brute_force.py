@@ -15,6 +15,7 @@ from typing import Any
 import attrs
 import numpy as np
 
+from fmacro.optimize._frames import names_from_frames
 from fmacro.optimize.search.points import ClassPoints, as_points
 from fmacro.optimize.search.result import ThresholdResult
 from fmacro.validation.checks import check_beta
@@ -40,6 +41,7 @@ def _check_size(points: ClassPoints, limit: int) -> None:
         )
 
 
+@names_from_frames("scores", "labels")
 def brute_force(
     scores: Any = None,
     labels: Any = None,

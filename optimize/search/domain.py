@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from fmacro.optimize._frames import names_from_frames
 from fmacro.optimize.search._fbeta import segment_max
 from fmacro.optimize.search.hull import Sweep, class_hulls, edge_sweep
 from fmacro.optimize.search.points import ClassPoints, search_points
@@ -35,6 +36,7 @@ from fmacro.validation.measures import f_beta_from_pr
 __all__ = ["domain", "domain_from_sweep"]
 
 
+@names_from_frames("scores", "labels")
 def domain(
     scores: Any = None,
     labels: Any = None,

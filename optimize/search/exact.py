@@ -59,6 +59,7 @@ import attrs
 import numpy as np
 from numpy.typing import NDArray
 
+from fmacro.optimize._frames import names_from_frames
 from fmacro.optimize._inputs import check_time_limit
 from fmacro.optimize.search._exact_kernels import (
     best_completion,
@@ -631,6 +632,7 @@ def exact_from_sweep(
     )
 
 
+@names_from_frames("scores", "labels")
 def exact(
     scores: Any = None,
     labels: Any = None,

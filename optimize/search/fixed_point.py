@@ -36,6 +36,7 @@ import attrs
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from fmacro.optimize._frames import names_from_frames
 from fmacro.optimize._inputs import check_time_limit
 from fmacro.optimize.search._fbeta import argv, eps_bound, segment_max
 from fmacro.optimize.search.coordinate import coordinate_ascent, own_best_cuts, per_class_cuts
@@ -56,6 +57,7 @@ from fmacro.validation.measures import f_beta_from_pr
 __all__ = ["argv_curve", "fixed_point"]
 
 
+@names_from_frames("scores", "labels")
 def fixed_point(
     scores: Any = None,
     labels: Any = None,

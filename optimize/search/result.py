@@ -14,6 +14,7 @@ import attrs
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from fmacro.optimize._frames import check_frame_columns
 from fmacro.optimize.rules import PerClassThresholds, TopK
 from fmacro.optimize.search.points import ClassPoints, check_cuts
 from fmacro.validation.checks import check_beta
@@ -161,6 +162,11 @@ class ThresholdResult:
     rule : PerClassThresholds or TopK
         How :meth:`apply` predicts new data: per-class ``score >= threshold`` (the
         default, built from ``thresholds``), or each object's top ``k`` classes (RCut).
+    classes : tuple of str, or None
+        Name of each threshold column: the columns of DataFrame scores or labels the
+        method was given (:meth:`with_classes` sets them otherwise). When known,
+        :meth:`apply` and :func:`~fmacro.optimize.evaluate_thresholds` check a
+        DataFrame's columns against them, and :meth:`save` keeps them.
     """
 
     thresholds: NDArray[np.float64] = attrs.field(converter=_ro_float)
@@ -366,6 +372,10 @@ class ThresholdResult:
         ``scores`` is dense or scipy sparse; a missing sparse entry is below every
         threshold except ``-inf`` (so it is predicted only by an all-objects cut).
         A ``top_k`` (RCut) result is a per-object rule: it predicts each object's ``k``
-        highest-scored classes.
+        highest-scored classes. A pandas DataFrame of scores must have this result's
+        :attr:`classes` as its columns, in order, when the result has class names (the
+        threshold methods take them from DataFrame inputs); else columns are taken by
+        position.
         """
+        check_frame_columns(scores, self.classes, "scores")
         return self.rule.apply(scores)

@@ -22,6 +22,7 @@ import attrs
 import numpy as np
 from numpy.typing import NDArray
 
+from fmacro.optimize._frames import names_from_frames
 from fmacro.optimize._inputs import matrix_shape
 from fmacro.optimize.search.fixed_point import fixed_point
 from fmacro.optimize.search.points import ClassPoints
@@ -126,6 +127,7 @@ def expected_points(probabilities: Any, *, zero_division: float = 0.0) -> Expect
     )
 
 
+@names_from_frames("probabilities")
 def etu(probabilities: Any, *, beta: float = 1.0, zero_division: float = 0.0) -> ThresholdResult:
     """Expected-F-macro-optimal decisions for a batch of calibrated probabilities.
 

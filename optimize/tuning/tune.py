@@ -47,6 +47,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
+from fmacro.optimize._frames import names_from_frames
 from fmacro.optimize._inputs import matching_shapes
 from fmacro.optimize.search.points import ClassPoints, as_points
 from fmacro.optimize.search.result import ThresholdResult
@@ -68,6 +69,7 @@ _METHODS = ("fixed_point", "exact", "per_class", "cyclic", "domain")
 _UNSEEN = ("prior", "never")
 
 
+@names_from_frames("scores", "labels")
 def tune(
     scores: Any = None,
     labels: Any = None,
