@@ -204,7 +204,9 @@ class FMacroThresholdClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimat
         The search result on the out-of-fold scores: F-macro ``f``, ``precision``,
         ``recall``, ``upper_bound``/``gap`` (the certificate of ``fixed_point`` and
         ``domain``; ``nan`` for ``tune``, whose certificate for the smoothed objective
-        is in ``diagnostics``), ``method`` and ``diagnostics``.
+        is in ``diagnostics``), ``method`` and ``diagnostics``; its ``classes`` name
+        the columns (the class labels as text, or a multi-label DataFrame target's
+        columns), so ``threshold_result_.save(...)`` keeps them.
     thresholds_ : ndarray of float64, shape (n_classes,) or (1,)
         Read-only; one per column of ``classes_``: positive iff
         ``score >= threshold`` (``+inf`` never, ``-inf`` always). With
@@ -370,6 +372,8 @@ class FMacroThresholdClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimat
             self._multilabel = True
             self._y_dtype = y_fit.dtype
             self.classes_ = np.arange(y_fit.shape[1])
+            columns = getattr(y, "columns", None)
+            self._label_names = None if columns is None else [str(c) for c in columns]
             return y_fit, y_fit.astype(bool)
         if y_type not in ("binary", "multiclass"):
             raise ValueError(
@@ -385,6 +389,7 @@ class FMacroThresholdClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimat
             )
         self._multilabel = False
         self.classes_ = classes
+        self._label_names = [str(c) for c in classes.tolist()]
         return y_fit, codes.reshape(-1)[:, None] == np.arange(classes.size)[None, :]
 
     # ------------------------------------------------------------------ scores
@@ -548,7 +553,7 @@ class FMacroThresholdClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimat
         self.objective_ = objective
         self.pos_label_ = None if pos is None else self.classes_[pos]
         self._pos = pos
-        self.threshold_result_ = result
+        self.threshold_result_ = self._named(result, pos)
         self.best_score_ = _objective_value(
             labels, self._indicator(scores), objective, pos, beta, zd, tuning_weights
         )
@@ -671,6 +676,13 @@ class FMacroThresholdClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimat
             rule=PerClassThresholds(shared),
             diagnostics={**pooled.diagnostics, "objective": "micro_f", "pooled_rows": labels.size},
         )
+
+    def _named(self, result: ThresholdResult, pos: int | None) -> ThresholdResult:
+        """``result`` with its columns named: the classes, or a DataFrame target's columns."""
+        names = self._label_names
+        if names is None:
+            return result
+        return result.with_classes(names if pos is None else [names[pos]])
 
     def _indicator(self, scores: NDArray[np.float64]) -> NDArray[np.bool_]:
         """One-vs-rest decisions of scores by the tuned thresholds, columns as ``classes_``."""

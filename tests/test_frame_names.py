@@ -145,3 +145,25 @@ def test_the_callers_dataframes_are_not_modified() -> None:
     tune(s_frame, y_frame).apply(s_frame)
     pd.testing.assert_frame_equal(s_frame, s_copy)
     pd.testing.assert_frame_equal(y_frame, y_copy)
+
+
+def test_the_classifier_names_its_thresholds() -> None:
+    from sklearn.linear_model import LogisticRegression, RidgeClassifier
+    from sklearn.multiclass import OneVsRestClassifier
+
+    from fmacro.optimize.sklearn import FMacroThresholdClassifier
+
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(120, 3))
+    Y = pd.DataFrame((X @ rng.normal(size=(3, 4)) + rng.normal(size=(120, 4))) > 0.5, columns=NAMES)
+    model = OneVsRestClassifier(LogisticRegression())
+    multilabel = FMacroThresholdClassifier(model, random_state=0).fit(X, Y)
+    assert multilabel.threshold_result_.classes == tuple(NAMES)
+    unnamed = FMacroThresholdClassifier(model, random_state=0).fit(X, Y.values)
+    assert unnamed.threshold_result_.classes is None
+    np.testing.assert_array_equal(unnamed.thresholds_, multilabel.thresholds_)
+    y = np.array(["cat", "dog", "eel"])[rng.integers(0, 3, 120)]
+    multiclass = FMacroThresholdClassifier(RidgeClassifier()).fit(X, y)
+    assert multiclass.threshold_result_.classes == ("cat", "dog", "eel")
+    binary = FMacroThresholdClassifier(RidgeClassifier(), objective="f_beta", pos_label="dog")
+    assert binary.fit(X, np.where(y == "dog", "dog", "other")).threshold_result_.classes == ("dog",)
