@@ -17,7 +17,7 @@ from typing import Any, ParamSpec, Protocol, TypeVar
 
 from fmacro.validation._pandas import frame_columns
 
-__all__ = ["check_frame_columns", "names_from_frames"]
+__all__ = ["check_frame_columns", "common_columns", "names_from_frames"]
 
 
 class _Nameable(Protocol):
@@ -58,7 +58,14 @@ def _common_columns(inputs: Sequence[Any], roles: Sequence[str]) -> list[Any] | 
     if len(inputs) == 1:
         return list(inputs[0].columns.tolist()) if _is_frame(inputs[0]) else None
     first, second = roles
-    return frame_columns(inputs[0], inputs[1], names=(first, second), remedy=" or pass arrays")
+    return common_columns(inputs[0], inputs[1], names=(first, second))
+
+
+def common_columns(
+    scores: Any, labels: Any, names: tuple[str, str] = ("scores", "labels")
+) -> list[Any] | None:
+    """The columns of DataFrame ``scores`` or ``labels``; refuse two that differ."""
+    return frame_columns(scores, labels, names=names, remedy=" or pass arrays")
 
 
 def check_frame_columns(x: Any, classes: Sequence[str] | None, name: str) -> None:

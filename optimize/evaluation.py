@@ -18,7 +18,7 @@ import numba
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from fmacro.optimize._frames import check_frame_columns
+from fmacro.optimize._frames import check_frame_columns, common_columns
 from fmacro.optimize._inputs import (
     LabelRows,
     check_empty_classes,
@@ -197,6 +197,7 @@ def evaluate_thresholds(
     zd = check_zero_division(zero_division)
     check_empty_classes(empty_classes, zd)
     _, m = matching_shapes(scores, labels)
+    common_columns(scores, labels)
     if isinstance(thresholds, ThresholdResult):
         if isinstance(thresholds.rule, TopK):
             raise ValueError(

@@ -12,6 +12,7 @@ import pytest
 from fmacro.optimize import (
     ThresholdResult,
     brute_force,
+    class_points,
     cyclic,
     domain,
     etu,
@@ -167,3 +168,15 @@ def test_the_classifier_names_its_thresholds() -> None:
     assert multiclass.threshold_result_.classes == ("cat", "dog", "eel")
     binary = FMacroThresholdClassifier(RidgeClassifier(), objective="f_beta", pos_label="dog")
     assert binary.fit(X, np.where(y == "dog", "dog", "other")).threshold_result_.classes == ("dog",)
+
+
+def test_scores_and_labels_frames_must_agree_wherever_both_are_taken() -> None:
+    s, y = _data()
+    s_frame, y_frame = pd.DataFrame(s, columns=NAMES), pd.DataFrame(y, columns=NAMES)
+    swapped = y_frame[NAMES[::-1]]
+    with pytest.raises(ValueError, match="scores and labels are DataFrames with different"):
+        evaluate_thresholds(s_frame, swapped, np.zeros(len(NAMES)))
+    with pytest.raises(ValueError, match="scores and labels are DataFrames with different"):
+        class_points(s_frame, swapped)
+    # the same frames in agreement give the arrays' numbers
+    assert f_macro(s_frame, y_frame, np.zeros(len(NAMES))) == f_macro(s, y, np.zeros(len(NAMES)))

@@ -86,6 +86,7 @@ import numba
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from fmacro.optimize._frames import common_columns
 from fmacro.optimize._inputs import (
     as_binary_labels,
     check_empty_classes,
@@ -494,6 +495,7 @@ def class_points(
     drop = dominated == "drop"
     keep_first = math.isnan(zd)
     n_obj, n_cls = matching_shapes(scores, labels)
+    common_columns(scores, labels)
     weights = check_sample_weight(sample_weight, n_obj)
     if weights is not None:
         pts = weighted_class_points(scores, labels, weights, zd, empty_classes)
