@@ -297,6 +297,106 @@ def test_threshold_inputs_are_checked() -> None:
         fd.fixed_point(frame)
 
 
+def linearized_tune(scores: Any, labels: Any, **options: Any) -> ThresholdResult:
+    """In-memory ``tune`` stopped at the linearization, from every smoothed cut: the
+    independent path fd.tune must agree with (its workers walk the hulls instead)."""
+    import attrs
+
+    from fmacro.optimize.tuning._solve import build_problem, solve
+
+    a = options.get("prior", 3.0)
+    pi = options.get("base_rates")
+    n = options.get("n_eval") or scores.shape[0]
+    problem = build_problem(
+        scores,
+        labels,
+        options.get("zero_division", 0.0),
+        None if pi is None else np.asarray(pi, dtype=np.float64),
+        float(n),
+        options.get("beta", 1.0),
+        "fixed_point",
+        options.get("unseen", "prior"),
+    )
+    return solve(attrs.evolve(problem, exact=False), a, {})
+
+
+def same_tune(got: ThresholdResult, want: ThresholdResult) -> None:
+    np.testing.assert_array_equal(got.thresholds, want.thresholds)
+    np.testing.assert_array_equal(got.cuts, want.cuts)
+    assert (got.f, got.precision, got.recall) == (want.f, want.precision, want.recall)
+    assert got.method == want.method == "tune"
+    # what apply() predicts with: the same thresholds
+    np.testing.assert_array_equal(np.asarray(got.rule.thresholds), got.thresholds)
+    for key in ("prior", "n_eval", "phi", "smoothed_f", "smoothed_upper_bound", "n_unseen"):
+        assert got.diagnostics[key] == want.diagnostics[key], key
+    assert got.diagnostics["unseen"] == want.diagnostics["unseen"]
+
+
+def test_tune_on_corel5k_columns_equals_in_memory(client: Client) -> None:
+    scores, labels = corel5k()
+    d_scores = da.from_array(scores, chunks=(200, 64))
+    got = fd.tune(d_scores, labels)
+    want = optimize.tune(scores, labels)
+    # the default fit ends at a fixed point here: the in-memory result itself
+    assert want.diagnostics["search_diagnostics"]["status"] == "fixed_point"
+    same_tune(got, want)
+    assert got.diagnostics["n_unseen"] == 111
+    assert np.isneginf(got.thresholds[~labels.any(axis=0)]).all()  # the rule at centre 0
+    # given base rates: the unseen classes' rule reads their columns in a second pass
+    rates = np.random.default_rng(0).uniform(0.0, 0.05, scores.shape[1])
+    for options in ({"base_rates": rates}, {"zero_division": 1.0, "beta": 0.5, "prior": 10.0}):
+        same_tune(fd.tune(d_scores, labels, **options), linearized_tune(scores, labels, **options))
+    never = fd.tune(d_scores, labels, unseen="never")
+    assert np.isposinf(never.thresholds[~labels.any(axis=0)]).all()
+
+
+def test_tune_on_random_rows_dense_and_sparse_equals_in_memory(client: Client) -> None:
+    rng = np.random.default_rng(4)
+    scores = rng.random((300, 40)).round(2)  # ties
+    labels = (rng.random((300, 40)) < rng.uniform(0.005, 0.2, 40)).astype(np.uint8)
+    labels[:, [5, 9]] = 0  # classes without positives
+    keep = scores >= np.sort(scores, axis=0)[-60]  # each class retrieves its top 60
+    keep[:, 39] = False  # class 39 retrieves nothing (and has no positive: no row at all)
+    labels[:, 39] = 0
+    rows = dd.from_pandas(_rows(scores, labels, keep), npartitions=3)
+    sparse_scores = sp.csr_matrix(np.where(keep, scores, 0.0))
+    rates = rng.uniform(0.0, 0.1, 40)
+    rates[[5, 9, 39]] = 0.5  # the rule for unseen classes then reads their scores
+    for options in (
+        {},
+        {"base_rates": rates},
+        {"base_rates": rates, "zero_division": 1.0, "n_eval": 1000},
+        {"prior": 0.0},
+    ):
+        got = fd.tune(rows, n_samples=300, n_classes=40, **options)
+        same_tune(got, linearized_tune(sparse_scores, sp.csr_matrix(labels), **options))
+        if options.keys() == {"base_rates"}:  # read in the second pass: a top cut, -inf
+            np.testing.assert_array_equal(got.thresholds[[5, 9, 39]], [1.0, 1.0, -np.inf])
+    dense = da.from_array(scores, chunks=(300, 7))
+    for beta in (2.0, 0.5):
+        same_tune(
+            fd.tune(dense, sp.csc_matrix(labels), base_rates=rates, beta=beta),
+            linearized_tune(scores, labels, base_rates=rates, beta=beta),
+        )
+
+
+def test_tune_inputs_are_checked_before_any_work() -> None:
+    scores = da.from_array(np.random.default_rng(0).random((10, 3)), chunks=5)
+    labels = np.eye(10, 3, dtype=np.uint8)
+    with pytest.raises(ValueError, match="prior='cv' splits the rows"):
+        fd.tune(scores, labels, prior="cv")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="prior"):
+        fd.tune(scores, labels, prior=-1.0)
+    with pytest.raises(ValueError, match="base_rates"):
+        fd.tune(scores, labels, base_rates=[0.1, 0.2])
+    with pytest.raises(ValueError, match="unseen must be"):
+        fd.tune(scores, labels, unseen="always")
+    with pytest.raises(ValueError, match="n_eval"):
+        fd.tune(scores, labels, n_eval=0)
+    with pytest.raises(TypeError, match="labels are required"):
+        fd.tune(scores)
+
+
 # --------------------------------------------------------------------------- cross-validation
 
 

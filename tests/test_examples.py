@@ -73,3 +73,4 @@ def test_dask_cluster_example() -> None:
     assert "10,000,000 predictions: F-macro 0.8" in out
     assert "cross-validation: pooled F-macro" in out
     assert "Corel5k thresholds: F-macro 0." in out
+    assert "Corel5k tune: smoothed F-macro 0.2117" in out  # the in-memory tune's value

@@ -42,6 +42,7 @@ __all__ = [
     "missing_columns",
     "problem_from_points",
     "solve",
+    "unseen_predict_all",
 ]
 
 
@@ -209,6 +210,15 @@ def fill_unseen_thresholds(problem: Problem, a: float, phi: float, out: NDArray[
     return problem.raw.n_columns - problem.raw.n_classes
 
 
+def unseen_predict_all(
+    zero_division: float, centres: NDArray[np.float64], calibrated: bool
+) -> bool:
+    """Whether the rule for classes without tuning positives needs no scores: with
+    precision 0 for an empty cut and prior centres 0, p~ = 0 at every cut and r~ = j / N,
+    so the all-objects cut wins whenever phi > 0."""
+    return zero_division == 0.0 and not centres.any() and not calibrated
+
+
 def fill_unseen_grid(
     problem: Problem, priors: Sequence[float], phis: Sequence[float], out: NDArray[np.float64]
 ) -> None:
@@ -224,8 +234,7 @@ def fill_unseen_grid(
     ]
     cols = problem.unseen_columns
     pi = np.zeros(cols.size) if problem.base_rates is None else problem.base_rates[cols]
-    if raw.zero_division == 0.0 and not pi.any() and not problem.calibrated:
-        # p~ = 0 at every cut, r~ = j / N: the all-objects cut wins whenever phi > 0
+    if unseen_predict_all(raw.zero_division, pi, problem.calibrated):
         for g in todo:
             if phis[g] > 0.0:
                 out[g, cols] = -np.inf

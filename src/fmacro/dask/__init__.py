@@ -3,7 +3,8 @@
 Counts are a monoid, so evaluation is a map (count each chunk on the workers with
 fmacro's kernels) and a reduce (add the counts in a tree); class points need only their
 own class's column, so each worker reduces its columns to their hull vertices and cut
-tables, and only those travel to the client, where the sweep and the certificate run.
+tables (for :func:`tune`, the hull vertices of their smoothed points), and only those
+travel to the client, where the sweep and the certificate run.
 
 Needs dask (``pip install "fmacro[dask]"``); imported on first use. Computations run on
 dask's current scheduler: a ``dask.distributed.Client`` once one is created (locally, or
@@ -26,9 +27,11 @@ from fmacro.dask.thresholds import (  # noqa: E402
     per_class,
     reduced_sweep,
 )
+from fmacro.dask.tune import TuneBlock, tune  # noqa: E402
 
 __all__ = [
     "HullBlock",
+    "TuneBlock",
     "domain",
     "evaluate",
     "find_classes",
@@ -36,4 +39,5 @@ __all__ = [
     "global_threshold",
     "per_class",
     "reduced_sweep",
+    "tune",
 ]

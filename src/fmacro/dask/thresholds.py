@@ -19,7 +19,7 @@ its blocks carry the full cut tables (O(entries) to the client).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import attrs
@@ -170,11 +170,19 @@ def _frame_block(
     frame: Any, names: tuple[str, str, str, str], n_samples: int, s: _Settings
 ) -> HullBlock:
     """Worker side: the rows of the classes of one partition, as sparse columns."""
+    if len(frame) == 0:
+        return HullBlock.empty()
+    return _block(*partition_columns(frame, names, n_samples), s)
+
+
+def partition_columns(
+    frame: Any, names: tuple[str, str, str, str], n_samples: int
+) -> tuple[Any, Any, NDArray[np.int64]]:
+    """(CSC scores, CSC labels, column of each) of the classes a non-empty partition of
+    ``(object, class, score, label)`` rows holds."""
     import scipy.sparse as sp
 
     obj_name, cls_name, score_name, label_name = names
-    if len(frame) == 0:
-        return HullBlock.empty()
     obj = frame[obj_name].to_numpy(dtype=np.int64)
     cls = frame[cls_name].to_numpy(dtype=np.int64)
     score = frame[score_name].to_numpy(dtype=np.float64)
@@ -186,7 +194,7 @@ def _frame_block(
         (score[retrieved], (obj[retrieved], local[retrieved])), shape=shape, dtype=np.float64
     )
     labels = sp.csc_matrix((label, (obj, local)), shape=shape)
-    return _block(scores, labels, columns.astype(np.int64), s)
+    return scores, labels, columns.astype(np.int64)
 
 
 # --------------------------------------------------------------------------- client side
@@ -275,7 +283,11 @@ def _check_empty_classes(empty_classes: str, zd: float) -> None:
     check_empty_classes(empty_classes, zd)
 
 
-def _array_blocks(scores: Any, labels: Any, s: _Settings) -> tuple[list[Any], int, int]:
+def _array_blocks(
+    scores: Any, labels: Any, task: Callable[..., Any], settings: Any
+) -> tuple[list[Any], int, int]:
+    """One delayed ``task(scores_block, labels_block, first_column, settings)`` per
+    column chunk, and the shape."""
     dask = import_dask()
     da = dask.array
     if scores.ndim != 2:
@@ -297,7 +309,7 @@ def _array_blocks(scores: Any, labels: Any, s: _Settings) -> tuple[list[Any], in
     s_blocks = scores.to_delayed(optimize_graph=False).ravel()
     l_blocks = labels.to_delayed(optimize_graph=False).ravel()
     blocks = [
-        dask.delayed(_array_block, pure=True)(sb, lb, int(first), s)
+        dask.delayed(task, pure=True)(sb, lb, int(first), settings)
         for sb, lb, first in zip(s_blocks, l_blocks, firsts, strict=True)
     ]
     return blocks, int(scores.shape[0]), int(scores.shape[1])
@@ -308,30 +320,44 @@ def _frame_blocks(
     names: tuple[str, str, str, str],
     n_samples: int | None,
     n_classes: int | None,
-    s: _Settings,
+    task: Callable[..., Any],
+    settings: Any,
     scheduler: Any,
 ) -> tuple[list[Any], int, int]:
+    """One delayed ``task(partition, names, n_samples, settings)`` per partition of the
+    rows shuffled by class, and the shape."""
     dask = import_dask()
+    n_samples, n_classes = _frame_shape(frame, names, n_samples, n_classes, scheduler)
+    # every row of a class in one partition: a class's cuts need all its rows
+    by_class = frame[list(names)].shuffle(on=names[1])
+    blocks = [
+        dask.delayed(task, pure=True)(part, names, n_samples, settings)
+        for part in by_class.to_delayed(optimize_graph=False)
+    ]
+    return blocks, n_samples, n_classes
+
+
+def _frame_shape(
+    frame: Any,
+    names: tuple[str, str, str, str],
+    n_samples: int | None,
+    n_classes: int | None,
+    scheduler: Any,
+) -> tuple[int, int]:
+    """``(n_samples, n_classes)`` of rows: as given, else the largest ids + 1."""
     missing = [c for c in names if c not in frame.columns]
     if missing:
         raise ValueError(
             f"rows must have the columns {list(names)} (object, class, score, label); "
             f"missing {missing}"
         )
-    obj_name, cls_name = names[0], names[1]
     if n_samples is None or n_classes is None:
-        top_obj, top_cls = dask.compute(
-            frame[obj_name].max(), frame[cls_name].max(), scheduler=scheduler
+        top_obj, top_cls = import_dask().compute(
+            frame[names[0]].max(), frame[names[1]].max(), scheduler=scheduler
         )
         n_samples = int(top_obj) + 1 if n_samples is None else n_samples
         n_classes = int(top_cls) + 1 if n_classes is None else n_classes
-    # every row of a class in one partition: a class's cuts need all its rows
-    by_class = frame[list(names)].shuffle(on=cls_name)
-    blocks = [
-        dask.delayed(_frame_block, pure=True)(part, names, n_samples, s)
-        for part in by_class.to_delayed(optimize_graph=False)
-    ]
-    return blocks, int(n_samples), int(n_classes)
+    return int(n_samples), int(n_classes)
 
 
 def _absent_classes(
@@ -389,6 +415,67 @@ def reduced_sweep(
     zd = check_zero_division(zero_division)
     _check_empty_classes(empty_classes, zd)
     settings = _Settings(b, zd, empty_classes, bool(every_cut))
+    delayed, n, k = block_tasks(
+        scores,
+        labels,
+        (_array_block, _frame_block),
+        settings,
+        columns=columns,
+        n_samples=n_samples,
+        n_classes=n_classes,
+        scheduler=scheduler,
+    )
+    blocks = list(dask.compute(*delayed, scheduler=scheduler))
+    if empty_classes == "include":
+        extra = _absent_classes(blocks, n, k, settings)
+        if extra is not None:
+            blocks.append(extra)
+    return merge_blocks(blocks, n, k, zd)
+
+
+def block_tasks(
+    scores: Any,
+    labels: Any,
+    tasks: tuple[Callable[..., Any], Callable[..., Any]],
+    settings: Any,
+    *,
+    columns: Sequence[str] = ROW_COLUMNS,
+    n_samples: int | None = None,
+    n_classes: int | None = None,
+    scheduler: Any = None,
+) -> tuple[list[Any], int, int]:
+    """The delayed worker tasks of a dask array of scores with its labels (the first of
+    ``tasks``, per column chunk) or of a dask DataFrame of rows (the second, per
+    partition), and the shape ``(n_samples, n_classes)``."""
+    names = _row_names(scores, labels, columns)
+    if names is not None:
+        return _frame_blocks(scores, names, n_samples, n_classes, tasks[1], settings, scheduler)
+    return _array_blocks(scores, labels, tasks[0], settings)
+
+
+def input_shape(
+    scores: Any,
+    labels: Any,
+    *,
+    columns: Sequence[str] = ROW_COLUMNS,
+    n_samples: int | None = None,
+    n_classes: int | None = None,
+    scheduler: Any = None,
+) -> tuple[int, int]:
+    """``(n_samples, n_classes)`` of the input :func:`block_tasks` takes (for rows without
+    both given, one pass for the largest ids)."""
+    names = _row_names(scores, labels, columns)
+    if names is not None:
+        return _frame_shape(scores, names, n_samples, n_classes, scheduler)
+    if scores.ndim != 2:
+        raise ValueError(f"scores must be a 2-D (n_samples, n_classes) array, got {scores.ndim}-D")
+    return int(scores.shape[0]), int(scores.shape[1])
+
+
+def _row_names(
+    scores: Any, labels: Any, columns: Sequence[str]
+) -> tuple[str, str, str, str] | None:
+    """The four row columns' names for a dask DataFrame of rows, ``None`` for an array."""
     if not is_dask_collection(scores):
         raise TypeError(
             f"scores must be a dask array or a dask DataFrame of rows, got {type(scores).__name__}"
@@ -399,17 +486,10 @@ def reduced_sweep(
         names = tuple(columns)
         if len(names) != 4:
             raise ValueError(f"columns must name (object, class, score, label), got {names}")
-        delayed, n, k = _frame_blocks(scores, names, n_samples, n_classes, settings, scheduler)
-    else:
-        if labels is None:
-            raise TypeError("labels are required with a dask array of scores")
-        delayed, n, k = _array_blocks(scores, labels, settings)
-    blocks = list(dask.compute(*delayed, scheduler=scheduler))
-    if empty_classes == "include":
-        extra = _absent_classes(blocks, n, k, settings)
-        if extra is not None:
-            blocks.append(extra)
-    return merge_blocks(blocks, n, k, zd)
+        return names[0], names[1], names[2], names[3]
+    if labels is None:
+        raise TypeError("labels are required with a dask array of scores")
+    return None
 
 
 def _search(args: tuple[Any, ...], options: dict[str, Any], every_cut: bool) -> ReducedSearch:

@@ -1,0 +1,339 @@
+"""``tune`` on a dask cluster: the smoothed hull vertices on the workers, the sweep on the client.
+
+A class's smoothed points depend on its own column and on numbers every worker knows:
+the pseudo-count a, the number of rows N, the evaluation batch size and the class's prior
+centre (its own rate m_k / N, or a given base rate). So each worker walks its columns
+once, as :func:`fmacro.optimize.tune` does in memory, and sends only each class's hull
+vertices (raw counts, threshold and cut number: a few per class). The client smooths
+these, runs the linearization and maps the chosen cuts back to thresholds.
+
+Classes without tuning positives take ``tune``'s rule at the solution's angle. With its
+defaults (zero_division 0, own rates: prior centre 0) the rule predicts every object
+without reading a score; with given base rates or another zero_division, the workers
+read those classes' columns once more in a second pass.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import attrs
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from fmacro.dask._imports import import_dask
+from fmacro.dask.thresholds import (
+    ROW_COLUMNS,
+    _concat_ptr,
+    _has_positive,
+    _ro_float,
+    _ro_int,
+    _segments,
+    block_tasks,
+    input_shape,
+    partition_columns,
+)
+from fmacro.optimize.rules import PerClassThresholds
+from fmacro.optimize.search._blocks import label_sizes
+from fmacro.optimize.search.result import ThresholdResult
+from fmacro.optimize.tuning._hull_points import (
+    WalkedHulls,
+    _smoothed_at,
+    unseen_thresholds,
+    walk_inputs,
+    walked_hulls,
+)
+from fmacro.optimize.tuning._solve import Problem, solve, unseen_predict_all
+from fmacro.optimize.tuning.smoothing import check_base_rates, check_n_eval, check_pseudo_count
+from fmacro.validation.checks import check_beta, check_zero_division
+
+__all__ = ["TuneBlock", "tune"]
+
+_UNSEEN = ("prior", "never")
+
+
+@attrs.frozen(eq=False)
+class _Settings:
+    prior: float
+    n_eval: float | None  # None: the number of rows, which every block holds
+    zero_division: float
+    base_rates: NDArray[np.float64] | None  # per column, or None = the own rates
+    phi: float = math.nan  # the solution's angle (second pass only)
+
+
+@attrs.frozen(eq=False)
+class TuneBlock:
+    """What one worker sends back: its kept classes' smoothed-hull vertices, as raw cuts.
+
+    CSR-like, one segment per class with a tuning positive (``columns``, increasing
+    within the block): ``tp``, ``fp``, ``threshold`` and ``number`` (the cut's number in
+    the class's full ranking) of each vertex, with the class's ``support`` and prior
+    ``centre``.
+    """
+
+    columns: NDArray[np.int64] = attrs.field(converter=_ro_int)
+    support: NDArray[np.int64] = attrs.field(converter=_ro_int)
+    centre: NDArray[np.float64] = attrs.field(converter=_ro_float)
+    indptr: NDArray[np.int64] = attrs.field(converter=_ro_int)
+    tp: NDArray[np.int64] = attrs.field(converter=_ro_int)
+    fp: NDArray[np.int64] = attrs.field(converter=_ro_int)
+    threshold: NDArray[np.float64] = attrs.field(converter=_ro_float)
+    number: NDArray[np.int64] = attrs.field(converter=_ro_int)
+
+    @property
+    def n_classes(self) -> int:
+        return int(self.columns.shape[0])
+
+    @classmethod
+    def empty(cls) -> TuneBlock:
+        z = np.zeros(0)
+        return cls(z, z, z, np.zeros(1), z, z, z, z)
+
+
+def _n_eval(s: _Settings, n_obj: int) -> float:
+    return float(n_obj) if s.n_eval is None else s.n_eval
+
+
+def _walk(scores: Any, labels: Any, columns: NDArray[np.int64], s: _Settings) -> TuneBlock:
+    """Worker side: one walk of the block's columns, keeping the smoothed hull vertices."""
+    if not _has_positive(labels):
+        return TuneBlock.empty()
+    inputs = walk_inputs(scores, labels)
+    walked = walked_hulls(
+        inputs,
+        (s.prior,),
+        n_eval=_n_eval(s, inputs.n_obj),
+        zero_division=s.zero_division,
+        base_rates=None if s.base_rates is None else s.base_rates[columns],
+    )
+    indptr, tp, fp, threshold, number = walked.cuts[0]
+    return TuneBlock(
+        columns[walked.columns], walked.support, walked.centres, indptr, tp, fp, threshold, number
+    )
+
+
+def _unseen(
+    scores: Any, labels: Any, columns: NDArray[np.int64], s: _Settings
+) -> tuple[NDArray[np.int64], NDArray[np.float64]]:
+    """Worker side, second pass: the rule's thresholds of the block's columns without
+    positives (their columns and thresholds)."""
+    inputs = walk_inputs(scores, labels)
+    if inputs.label_columns is not None:
+        sizes = np.diff(inputs.label_columns[0])
+    else:
+        sizes = label_sizes(inputs.labels)
+    local = np.flatnonzero(sizes == 0).astype(np.int64)
+    if local.size == 0:
+        return np.zeros(0, np.int64), np.zeros(0)
+    pi = np.zeros(local.size) if s.base_rates is None else s.base_rates[columns[local]]
+    found = unseen_thresholds(
+        inputs,
+        local,
+        pi,
+        pseudo_counts=(s.prior,),
+        n_eval=_n_eval(s, inputs.n_obj),
+        zero_division=s.zero_division,
+        phis=(s.phi,),
+    )
+    return columns[local], found[0]
+
+
+def _block_columns(first: int, scores: Any) -> NDArray[np.int64]:
+    return np.arange(first, first + scores.shape[1], dtype=np.int64)
+
+
+def _walk_array(scores: Any, labels: Any, first: int, s: _Settings) -> TuneBlock:
+    return _walk(scores, labels, _block_columns(first, scores), s)
+
+
+def _unseen_array(
+    scores: Any, labels: Any, first: int, s: _Settings
+) -> tuple[NDArray[np.int64], NDArray[np.float64]]:
+    return _unseen(scores, labels, _block_columns(first, scores), s)
+
+
+def _walk_rows(
+    frame: Any, names: tuple[str, str, str, str], n_samples: int, s: _Settings
+) -> TuneBlock:
+    if len(frame) == 0:
+        return TuneBlock.empty()
+    return _walk(*partition_columns(frame, names, n_samples), s)
+
+
+def _unseen_rows(
+    frame: Any, names: tuple[str, str, str, str], n_samples: int, s: _Settings
+) -> tuple[NDArray[np.int64], NDArray[np.float64]]:
+    if len(frame) == 0:
+        return np.zeros(0, np.int64), np.zeros(0)
+    return _unseen(*partition_columns(frame, names, n_samples), s)
+
+
+def merge_walks(blocks: Sequence[TuneBlock], n_samples: int, n_columns: int) -> WalkedHulls:
+    """The workers' blocks in column order, as one walk's hull cuts."""
+    blocks = [b for b in blocks if b.n_classes]
+    if not blocks:
+        raise ValueError("labels has no class with a positive example")
+    columns = np.concatenate([b.columns for b in blocks])
+    order = np.argsort(columns, kind="stable")
+    if np.any(np.diff(columns[order]) == 0):
+        raise ValueError("a class appears in two blocks; each class's rows must be in one block")
+    indptr, at = _segments(_concat_ptr([b.indptr for b in blocks]), order)
+
+    def cat(name: str) -> NDArray[Any]:
+        return np.concatenate([getattr(b, name) for b in blocks])
+
+    cuts = (indptr, cat("tp")[at], cat("fp")[at], cat("threshold")[at], cat("number")[at])
+    return WalkedHulls(
+        n_samples, n_columns, columns[order], cat("support")[order], cat("centre")[order], [cuts]
+    )
+
+
+def tune(
+    scores: Any,
+    labels: Any = None,
+    *,
+    beta: float = 1.0,
+    zero_division: float = 0.0,
+    prior: float = 3.0,
+    base_rates: ArrayLike | None = None,
+    n_eval: float | None = None,
+    unseen: str = "prior",
+    columns: Sequence[str] = ROW_COLUMNS,
+    n_samples: int | None = None,
+    n_classes: int | None = None,
+    scheduler: Any = None,
+) -> ThresholdResult:
+    """:func:`fmacro.optimize.tune` with each class's smoothed hull computed on the workers.
+
+    Parameters
+    ----------
+    scores, labels, columns, n_samples, n_classes, scheduler
+        As for :func:`fmacro.dask.fixed_point`: a dask array of scores chunked by columns
+        with its 0/1 labels, or a dask DataFrame of ``(object, class, score, label)`` rows.
+    beta, zero_division, prior, base_rates, n_eval, unseen
+        As for :func:`fmacro.optimize.tune`; ``prior`` is a number >= 0 (``"cv"``
+        splits the rows, which the column blocks do not allow: choose a in memory on a
+        sample, or pass the default 3).
+
+    Returns
+    -------
+    ThresholdResult
+        ``method="tune"``, with the diagnostics of the in-memory ``tune``. The search is
+        the linearization on the smoothed hulls (``fixed_point(..., exact=False)``):
+        where it ends at a fixed point (``diagnostics["search_diagnostics"]["status"]
+        == "fixed_point"``) the thresholds are the in-memory ``tune``'s; where it ends on
+        an edge, they are within ``smoothed_gap`` (<= the linearization's ``eps``) of the
+        smoothed optimum, whose exact step needs cuts besides the hull vertices.
+    """
+    dask = import_dask()
+    b = check_beta(beta)
+    zd = check_zero_division(zero_division)
+    if isinstance(prior, str):
+        raise ValueError(
+            f"prior must be a number >= 0 here, got {prior!r}: prior='cv' splits the rows, "
+            "which column blocks do not allow"
+        )
+    a = check_pseudo_count(prior)
+    if unseen not in _UNSEEN:
+        raise ValueError(f"unseen must be 'prior' or 'never', got {unseen!r}")
+    given_n_eval = None if n_eval is None else check_n_eval(n_eval, 1.0)
+    n_obj, n_cols = input_shape(
+        scores,
+        labels,
+        columns=columns,
+        n_samples=n_samples,
+        n_classes=n_classes,
+        scheduler=scheduler,
+    )
+    pi = None if base_rates is None else check_base_rates(base_rates, n_cols)
+    settings = _Settings(a, given_n_eval, zd, pi)
+
+    def run(tasks: tuple[Any, Any], s: _Settings) -> Any:
+        delayed, _, _ = block_tasks(
+            scores,
+            labels,
+            tasks,
+            # one graph node for the settings: given base rates (a float per column)
+            # travel once, not once per block
+            dask.delayed(s, traverse=False),
+            columns=columns,
+            n_samples=n_obj,
+            n_classes=n_cols,
+            scheduler=scheduler,
+        )
+        return dask.compute(*delayed, scheduler=scheduler)
+
+    walked = merge_walks(run((_walk_array, _walk_rows), settings), n_obj, n_cols)
+    n = _n_eval(settings, n_obj)
+    hull = _smoothed_at(walked, 0, a, n, zd)
+    missing = walked.missing()
+    problem = Problem(
+        hull,
+        None,
+        pi,
+        n,
+        b,
+        "fixed_point",
+        hull_prior=a,
+        unseen_columns=missing,
+        exact=False,
+    )
+    result = solve(problem, a, {})
+    if unseen == "never" or a == 0.0 or missing.size == 0:
+        return result
+    # the in-memory rule, with the columns read on the workers when it needs them
+    phi = float(result.diagnostics["phi"])
+    thresholds = np.array(result.thresholds, dtype=np.float64)
+    centres = np.zeros(missing.size) if pi is None else pi[missing]
+    if math.isnan(phi):
+        pass
+    elif unseen_predict_all(zd, centres, calibrated=False):
+        if phi > 0.0:
+            thresholds[missing] = -np.inf
+    else:
+        second = attrs.evolve(settings, phi=phi)
+        found = run((_unseen_array, _unseen_rows), second)
+        for cols, values in found:
+            thresholds[cols] = values
+        _rule_for_absent_columns(thresholds, missing, found, second, n_obj, centres)
+    diagnostics = {**result.diagnostics, "unseen": "prior"}
+    # the rule is built from the thresholds: rebuild it with the filled ones
+    return attrs.evolve(
+        result,
+        thresholds=thresholds,
+        rule=PerClassThresholds(thresholds),
+        diagnostics=diagnostics,
+    )
+
+
+def _rule_for_absent_columns(
+    thresholds: NDArray[np.float64],
+    missing: NDArray[np.int64],
+    found: Sequence[tuple[NDArray[np.int64], NDArray[np.float64]]],
+    s: _Settings,
+    n_obj: int,
+    centres: NDArray[np.float64],
+) -> None:
+    """Rows only: the rule for columns that no row mentions (no retrieved entry), whose
+    cuts are the empty one and the all-objects one."""
+    import scipy.sparse as sp
+
+    seen = np.concatenate([np.zeros(0, np.int64), *(cols for cols, _ in found)])
+    absent = np.setdiff1d(missing, seen)
+    if absent.size == 0:
+        return
+    at = np.searchsorted(missing, absent)
+    empty = sp.csc_matrix((n_obj, absent.size), dtype=np.float64)
+    inputs = walk_inputs(empty, sp.csc_matrix((n_obj, absent.size), dtype=np.int8))
+    values = unseen_thresholds(
+        inputs,
+        np.arange(absent.size, dtype=np.int64),
+        centres[at],
+        pseudo_counts=(s.prior,),
+        n_eval=_n_eval(s, n_obj),
+        zero_division=s.zero_division,
+        phis=(s.phi,),
+    )
+    thresholds[absent] = values[0]
