@@ -297,29 +297,6 @@ def test_threshold_inputs_are_checked() -> None:
         fd.fixed_point(frame)
 
 
-def linearized_tune(scores: Any, labels: Any, **options: Any) -> ThresholdResult:
-    """In-memory ``tune`` stopped at the linearization, from every smoothed cut: the
-    independent path fd.tune must agree with (its workers walk the hulls instead)."""
-    import attrs
-
-    from fmacro.optimize.tuning._solve import build_problem, solve
-
-    a = options.get("prior", 3.0)
-    pi = options.get("base_rates")
-    n = options.get("n_eval") or scores.shape[0]
-    problem = build_problem(
-        scores,
-        labels,
-        options.get("zero_division", 0.0),
-        None if pi is None else np.asarray(pi, dtype=np.float64),
-        float(n),
-        options.get("beta", 1.0),
-        "fixed_point",
-        options.get("unseen", "prior"),
-    )
-    return solve(attrs.evolve(problem, exact=False), a, {})
-
-
 def same_tune(got: ThresholdResult, want: ThresholdResult) -> None:
     np.testing.assert_array_equal(got.thresholds, want.thresholds)
     np.testing.assert_array_equal(got.cuts, want.cuts)
@@ -327,27 +304,33 @@ def same_tune(got: ThresholdResult, want: ThresholdResult) -> None:
     assert got.method == want.method == "tune"
     # what apply() predicts with: the same thresholds
     np.testing.assert_array_equal(np.asarray(got.rule.thresholds), got.thresholds)
-    for key in ("prior", "n_eval", "phi", "smoothed_f", "smoothed_upper_bound", "n_unseen"):
+    for key in ("prior", "n_eval", "phi", "smoothed_f", "smoothed_gap", "n_unseen"):
+        np.testing.assert_equal(got.diagnostics[key], want.diagnostics[key], err_msg=key)
+    for key in ("unseen", "searched_cuts"):
         assert got.diagnostics[key] == want.diagnostics[key], key
-    assert got.diagnostics["unseen"] == want.diagnostics["unseen"]
 
 
 def test_tune_on_corel5k_columns_equals_in_memory(client: Client) -> None:
     scores, labels = corel5k()
     d_scores = da.from_array(scores, chunks=(200, 64))
     got = fd.tune(d_scores, labels)
-    want = optimize.tune(scores, labels)
-    # the default fit ends at a fixed point here: the in-memory result itself
-    assert want.diagnostics["search_diagnostics"]["status"] == "fixed_point"
-    same_tune(got, want)
+    # the default fit ends at a fixed point here: one walk on the workers
+    assert got.diagnostics["searched_cuts"] == "hull"
+    same_tune(got, optimize.tune(scores, labels))
     assert got.diagnostics["n_unseen"] == 111
     assert np.isneginf(got.thresholds[~labels.any(axis=0)]).all()  # the rule at centre 0
     # given base rates: the unseen classes' rule reads their columns in a second pass
     rates = np.random.default_rng(0).uniform(0.0, 0.05, scores.shape[1])
-    for options in ({"base_rates": rates}, {"zero_division": 1.0, "beta": 0.5, "prior": 10.0}):
-        same_tune(fd.tune(d_scores, labels, **options), linearized_tune(scores, labels, **options))
-    never = fd.tune(d_scores, labels, unseen="never")
-    assert np.isposinf(never.thresholds[~labels.any(axis=0)]).all()
+    for options in (
+        {"base_rates": rates},
+        {"zero_division": 1.0, "beta": 0.5, "prior": 10.0},
+        {"prior": 1.0},  # ends on an edge: the workers walk again for the exact step
+        {"unseen": "never"},
+    ):
+        same_tune(fd.tune(d_scores, labels, **options), optimize.tune(scores, labels, **options))
+    edge = fd.tune(d_scores, labels, prior=1.0)
+    assert edge.diagnostics["searched_cuts"] == "screened"
+    assert edge.diagnostics["smoothed_gap"] == 0.0
 
 
 def test_tune_on_random_rows_dense_and_sparse_equals_in_memory(client: Client) -> None:
@@ -362,22 +345,25 @@ def test_tune_on_random_rows_dense_and_sparse_equals_in_memory(client: Client) -
     sparse_scores = sp.csr_matrix(np.where(keep, scores, 0.0))
     rates = rng.uniform(0.0, 0.1, 40)
     rates[[5, 9, 39]] = 0.5  # the rule for unseen classes then reads their scores
+    searched = set()
     for options in (
         {},
         {"base_rates": rates},
         {"base_rates": rates, "zero_division": 1.0, "n_eval": 1000},
         {"prior": 0.0},
+        {"prior": 1.0, "beta": 2.0},
     ):
         got = fd.tune(rows, n_samples=300, n_classes=40, **options)
-        same_tune(got, linearized_tune(sparse_scores, sp.csr_matrix(labels), **options))
+        same_tune(got, optimize.tune(sparse_scores, sp.csr_matrix(labels), **options))
+        searched.add(got.diagnostics["searched_cuts"])
         if options.keys() == {"base_rates"}:  # read in the second pass: a top cut, -inf
             np.testing.assert_array_equal(got.thresholds[[5, 9, 39]], [1.0, 1.0, -np.inf])
     dense = da.from_array(scores, chunks=(300, 7))
     for beta in (2.0, 0.5):
-        same_tune(
-            fd.tune(dense, sp.csc_matrix(labels), base_rates=rates, beta=beta),
-            linearized_tune(scores, labels, base_rates=rates, beta=beta),
-        )
+        got = fd.tune(dense, sp.csc_matrix(labels), base_rates=rates, beta=beta)
+        same_tune(got, optimize.tune(scores, labels, base_rates=rates, beta=beta))
+        searched.add(got.diagnostics["searched_cuts"])
+    assert searched == {"hull", "screened"}  # both ends of the search are covered
 
 
 def test_tune_inputs_are_checked_before_any_work() -> None:

@@ -947,45 +947,110 @@ def smoothed_screened_points(
     :func:`smoothed_hull_fit`), a class whose second chain stays under its floor keeps
     its hull vertices without being walked again: the same points, fewer columns walked.
     """
-    ga, gc, floors = screen_floors(hull, linear, beta)
-    a, n_eval, zd = hull.pseudo_count, hull.n_eval, hull.zero_division
-    cols = np.asarray(hull.class_index)
-    hull_ptr = np.asarray(hull.indptr)
-    need = _classes_to_walk(ga, gc, floors, second)
-    if not need.any():
+    plan = screen_plan(hull, linear, beta, second)
+    if not plan.need.any():
         return hull
-    centres = np.ascontiguousarray(np.asarray(hull.base_rate)[need], dtype=np.float64)
-    sub_ptr = _indptr(np.diff(hull_ptr)[need])
-    sub_cut = np.asarray(hull.full_cut)[np.repeat(need, np.diff(hull_ptr))]
-    sub_floors = np.ascontiguousarray(floors[need])
+    cols = np.asarray(hull.class_index)[plan.need]
+    walked = screened_cuts(inputs, cols, plan, np.arange(cols.size, dtype=np.int64))
+    return merge_screened(hull, plan, walked)
+
+
+@attrs.frozen(eq=False)
+class ScreenPlan:
+    """What an edge's second walk reads: the classes (``need``, per kept class of the
+    hull) whose cuts besides the hull vertices may pass the exact step's first reduction,
+    and for each of them, in order, its prior centre, floor and hull cut numbers."""
+
+    ga: float
+    gc: float
+    need: NDArray[np.bool_]
+    centres: NDArray[np.float64]
+    floors: NDArray[np.float64]
+    hull_ptr: NDArray[np.int64]
+    hull_cut: NDArray[np.int64]
+    pseudo_count: float
+    n_eval: float
+    zero_division: float
+
+
+def screen_plan(
+    hull: SmoothedPoints, linear: ThresholdResult, beta: float, second: SecondChains | None
+) -> ScreenPlan:
+    """The :class:`ScreenPlan` of ``hull`` after ``linear`` ended on an edge."""
+    ga, gc, floors = screen_floors(hull, linear, beta)
+    need = _classes_to_walk(ga, gc, floors, second)
+    hull_ptr = np.asarray(hull.indptr)
+    return ScreenPlan(
+        ga,
+        gc,
+        need,
+        np.ascontiguousarray(np.asarray(hull.base_rate)[need], dtype=np.float64),
+        np.ascontiguousarray(floors[need]),
+        _indptr(np.diff(hull_ptr)[need]),
+        np.asarray(hull.full_cut)[np.repeat(need, np.diff(hull_ptr))],
+        hull.pseudo_count,
+        hull.n_eval,
+        hull.zero_division,
+    )
+
+
+# per walked class: cuts per class, then tp, fp, threshold and cut number of the cuts
+Screened = tuple[
+    NDArray[np.int64], NDArray[np.int64], NDArray[np.int64], NDArray[np.float64], NDArray[np.int64]
+]
+
+
+def screened_cuts(
+    inputs: WalkInputs, cols: NDArray[np.int64], plan: ScreenPlan, at: NDArray[np.int64]
+) -> Screened:
+    """The screened cuts of the columns ``cols`` of ``inputs``, which are the plan's
+    needed classes number ``at`` (increasing): a walk of just those columns."""
+    counts = np.diff(plan.hull_ptr)[at]
+    sub_ptr = _indptr(counts)
+    sub_cut = plan.hull_cut[np.repeat(plan.hull_ptr[:-1][at], counts) + _ranks(counts)]
+    centres, floors = plan.centres[at], plan.floors[at]
+    args = (plan.pseudo_count, plan.n_eval, plan.zero_division, plan.ga, plan.gc)
     parts = _over_classes(
         inputs,
-        cols[need],
-        lambda src, first: _screened_cuts(
-            src, first, centres, a, n_eval, zd, ga, gc, sub_floors, sub_ptr, sub_cut
-        ),
+        cols,
+        lambda src, first: _screened_cuts(src, first, centres, *args, floors, sub_ptr, sub_cut),
     )
-    walked_ptr = _indptr(np.concatenate([part[0] for part in parts]))
-    walked = [np.concatenate([part[i] for part in parts]) for i in (1, 2, 3, 4)]
+    counts_out, tp, fp, thr, number = (
+        np.concatenate([part[i] for part in parts]) for i in range(5)
+    )
+    return counts_out, tp, fp, thr, number
+
+
+def _ranks(counts: NDArray[np.int64]) -> NDArray[np.int64]:
+    """0, 1, ..., c - 1 for each count c, concatenated."""
+    starts = _indptr(counts)
+    return np.arange(starts[-1], dtype=np.int64) - np.repeat(starts[:-1], counts)
+
+
+def merge_screened(hull: SmoothedPoints, plan: ScreenPlan, walked: Screened) -> SmoothedPoints:
+    """``hull`` with each needed class's cuts replaced by its screened cuts ``walked``
+    (all the plan's needed classes, in order)."""
     kept = [np.asarray(x) for x in (hull.tp, hull.fp, hull.threshold, hull.full_cut)]
-    indptr, (tp, fp, thr, number) = _by_class(need, hull_ptr, kept, walked_ptr, walked)
+    indptr, (tp, fp, thr, number) = _by_class(
+        plan.need, np.asarray(hull.indptr), kept, _indptr(walked[0]), list(walked[1:])
+    )
     base = ClassPoints(
         indptr,
         tp,
         fp,
         thr,
         hull.support,
-        cols,
+        hull.class_index,
         hull.n_samples,
         hull.n_columns,
-        zd,
+        plan.zero_division,
         full_cut=number,
     )
     return sharing(
         base,
-        pseudo_count=a,
+        pseudo_count=plan.pseudo_count,
         base_rate=hull.base_rate,
-        n_eval=n_eval,
+        n_eval=plan.n_eval,
         centre_p=np.zeros(0),
         centre_r=np.zeros(0),
     )

@@ -76,6 +76,9 @@ class Problem:
     # the hull points' second chains (smoothed_hull_fit), which let an edge's walk leave
     # out classes; None: walk them all
     hull_second: SecondChains | None = None
+    # the edge's walk, when not over ``source`` in this process (fmacro.dask: on the
+    # workers): (hull points, linearization) -> the screened points
+    screen: Callable[[SmoothedPoints, ThresholdResult], SmoothedPoints] | None = None
 
 
 def read_columns(x: Any, cols: NDArray[np.int64]) -> Any:
@@ -185,9 +188,12 @@ def smoothed_search(
         inner = fixed_point(points=raw, beta=b, zero_division=raw.zero_division, exact=False)
         if inner.diagnostics["status"] != "edge" or not problem.exact:
             return raw, raw, inner, "hull"
-        if problem.source is None:
+        if problem.screen is not None:
+            screened = problem.screen(raw, inner)
+        elif problem.source is None:
             raise AssertionError("an exact step on hull points needs their scores and labels")
-        screened = smoothed_screened_points(problem.source, raw, inner, b, problem.hull_second)
+        else:
+            screened = smoothed_screened_points(problem.source, raw, inner, b, problem.hull_second)
         return screened, screened, _search(screened, "fixed_point", b, True), "screened"
     sm = _smoothed(problem, a)
     return raw, sm, _search(sm, problem.method, b, problem.exact), "every cut"

@@ -4,8 +4,12 @@ A class's smoothed points depend on its own column and on numbers every worker k
 the pseudo-count a, the number of rows N, the evaluation batch size and the class's prior
 centre (its own rate m_k / N, or a given base rate). So each worker walks its columns
 once, as :func:`fmacro.optimize.tune` does in memory, and sends only each class's hull
-vertices (raw counts, threshold and cut number: a few per class). The client smooths
-these, runs the linearization and maps the chosen cuts back to thresholds.
+vertices (raw counts, threshold and cut number: a few per class) and its second chain.
+The client smooths these and runs the linearization. Where it ends on an edge, the
+exact step needs, for some classes, the cuts besides the hull vertices that can pass its
+first reduction: the client sends the floors, the workers walk just those classes' columns
+again and send those cuts, and the exact step runs on the client. The result is the
+in-memory ``tune``'s, bit for bit.
 
 Classes without tuning positives take ``tune``'s rule at the solution's angle. With its
 defaults (zero_division 0, own rates: prior centre 0) the rule predicts every object
@@ -39,14 +43,25 @@ from fmacro.optimize.rules import PerClassThresholds
 from fmacro.optimize.search._blocks import label_sizes
 from fmacro.optimize.search.result import ThresholdResult
 from fmacro.optimize.tuning._hull_points import (
+    Screened,
+    ScreenPlan,
     WalkedHulls,
+    _indptr,
     _smoothed_at,
+    merge_screened,
+    screen_plan,
+    screened_cuts,
     unseen_thresholds,
     walk_inputs,
     walked_hulls,
 )
 from fmacro.optimize.tuning._solve import Problem, solve, unseen_predict_all
-from fmacro.optimize.tuning.smoothing import check_base_rates, check_n_eval, check_pseudo_count
+from fmacro.optimize.tuning.smoothing import (
+    SmoothedPoints,
+    check_base_rates,
+    check_n_eval,
+    check_pseudo_count,
+)
 from fmacro.validation.checks import check_beta, check_zero_division
 
 __all__ = ["TuneBlock", "tune"]
@@ -81,6 +96,11 @@ class TuneBlock:
     fp: NDArray[np.int64] = attrs.field(converter=_ro_int)
     threshold: NDArray[np.float64] = attrs.field(converter=_ro_float)
     number: NDArray[np.int64] = attrs.field(converter=_ro_int)
+    # each class's second chain (p~, r~ of the upper-right chain of its other cuts):
+    # what lets an edge's second walk leave out classes
+    chain_indptr: NDArray[np.int64] = attrs.field(converter=_ro_int)
+    chain_p: NDArray[np.float64] = attrs.field(converter=_ro_float)
+    chain_r: NDArray[np.float64] = attrs.field(converter=_ro_float)
 
     @property
     def n_classes(self) -> int:
@@ -88,8 +108,8 @@ class TuneBlock:
 
     @classmethod
     def empty(cls) -> TuneBlock:
-        z = np.zeros(0)
-        return cls(z, z, z, np.zeros(1), z, z, z, z)
+        z, one = np.zeros(0), np.zeros(1)
+        return cls(z, z, z, one, z, z, z, z, one, z, z)
 
 
 def _n_eval(s: _Settings, n_obj: int) -> float:
@@ -107,10 +127,24 @@ def _walk(scores: Any, labels: Any, columns: NDArray[np.int64], s: _Settings) ->
         n_eval=_n_eval(s, inputs.n_obj),
         zero_division=s.zero_division,
         base_rates=None if s.base_rates is None else s.base_rates[columns],
+        second=True,
     )
+    if walked.second is None:
+        raise AssertionError("the walk was asked for the second chains")
     indptr, tp, fp, threshold, number = walked.cuts[0]
+    chain_indptr, chain_p, chain_r = walked.second
     return TuneBlock(
-        columns[walked.columns], walked.support, walked.centres, indptr, tp, fp, threshold, number
+        columns[walked.columns],
+        walked.support,
+        walked.centres,
+        indptr,
+        tp,
+        fp,
+        threshold,
+        number,
+        chain_indptr,
+        chain_p,
+        chain_r,
     )
 
 
@@ -140,6 +174,26 @@ def _unseen(
     return columns[local], found[0]
 
 
+@attrs.frozen(eq=False)
+class _Screen:
+    """What the workers need for an edge's second walk: the plan and its classes' columns."""
+
+    plan: ScreenPlan
+    columns: NDArray[np.int64]  # column of each needed class, increasing
+
+
+def _screen(scores: Any, labels: Any, columns: NDArray[np.int64], job: _Screen) -> Any:
+    """Worker side, at an edge: the screened cuts of the block's needed classes, with
+    their numbers among the plan's needed classes."""
+    at = np.minimum(np.searchsorted(job.columns, columns), max(job.columns.size - 1, 0))
+    mine = (job.columns[at] == columns) if job.columns.size else np.zeros(0, dtype=bool)
+    if not mine.any():
+        return None
+    inputs = walk_inputs(scores, labels)
+    local = np.flatnonzero(mine).astype(np.int64)
+    return at[mine], screened_cuts(inputs, local, job.plan, at[mine])
+
+
 def _block_columns(first: int, scores: Any) -> NDArray[np.int64]:
     return np.arange(first, first + scores.shape[1], dtype=np.int64)
 
@@ -152,6 +206,16 @@ def _unseen_array(
     scores: Any, labels: Any, first: int, s: _Settings
 ) -> tuple[NDArray[np.int64], NDArray[np.float64]]:
     return _unseen(scores, labels, _block_columns(first, scores), s)
+
+
+def _screen_array(scores: Any, labels: Any, first: int, job: _Screen) -> Any:
+    return _screen(scores, labels, _block_columns(first, scores), job)
+
+
+def _screen_rows(frame: Any, names: tuple[str, str, str, str], n_samples: int, job: _Screen) -> Any:
+    if len(frame) == 0:
+        return None
+    return _screen(*partition_columns(frame, names, n_samples), job)
 
 
 def _walk_rows(
@@ -185,8 +249,16 @@ def merge_walks(blocks: Sequence[TuneBlock], n_samples: int, n_columns: int) -> 
         return np.concatenate([getattr(b, name) for b in blocks])
 
     cuts = (indptr, cat("tp")[at], cat("fp")[at], cat("threshold")[at], cat("number")[at])
+    chain_ptr, chain_at = _segments(_concat_ptr([b.chain_indptr for b in blocks]), order)
+    second = (chain_ptr, cat("chain_p")[chain_at], cat("chain_r")[chain_at])
     return WalkedHulls(
-        n_samples, n_columns, columns[order], cat("support")[order], cat("centre")[order], [cuts]
+        n_samples,
+        n_columns,
+        columns[order],
+        cat("support")[order],
+        cat("centre")[order],
+        [cuts],
+        second,
     )
 
 
@@ -220,12 +292,11 @@ def tune(
     Returns
     -------
     ThresholdResult
-        ``method="tune"``, with the diagnostics of the in-memory ``tune``. The search is
-        the linearization on the smoothed hulls (``fixed_point(..., exact=False)``):
-        where it ends at a fixed point (``diagnostics["search_diagnostics"]["status"]
-        == "fixed_point"``) the thresholds are the in-memory ``tune``'s; where it ends on
-        an edge, they are within ``smoothed_gap`` (<= the linearization's ``eps``) of the
-        smoothed optimum, whose exact step needs cuts besides the hull vertices.
+        The in-memory ``tune``'s result (same thresholds, cuts, F and diagnostics): the
+        proven optimum of the smoothed objective. ``diagnostics["searched_cuts"]`` says
+        whether the search ended at a fixed point (``"hull"``: one pass over the data)
+        or on an edge (``"screened"``: the workers walked the columns of the classes
+        that needed it once more).
     """
     dask = import_dask()
     b = check_beta(beta)
@@ -250,7 +321,7 @@ def tune(
     pi = None if base_rates is None else check_base_rates(base_rates, n_cols)
     settings = _Settings(a, given_n_eval, zd, pi)
 
-    def run(tasks: tuple[Any, Any], s: _Settings) -> Any:
+    def run(tasks: tuple[Any, Any], s: Any) -> Any:
         delayed, _, _ = block_tasks(
             scores,
             labels,
@@ -269,6 +340,16 @@ def tune(
     n = _n_eval(settings, n_obj)
     hull = _smoothed_at(walked, 0, a, n, zd)
     missing = walked.missing()
+
+    def screen(points: SmoothedPoints, linear: ThresholdResult) -> SmoothedPoints:
+        # the in-memory smoothed_screened_points, its walk on the workers
+        plan = screen_plan(points, linear, b, walked.second)
+        if not plan.need.any():
+            return points
+        job = _Screen(plan, np.asarray(points.class_index)[plan.need])
+        found = [part for part in run((_screen_array, _screen_rows), job) if part is not None]
+        return merge_screened(points, plan, _in_plan_order(found, job.columns.size))
+
     problem = Problem(
         hull,
         None,
@@ -278,7 +359,7 @@ def tune(
         "fixed_point",
         hull_prior=a,
         unseen_columns=missing,
-        exact=False,
+        screen=screen,
     )
     result = solve(problem, a, {})
     if unseen == "never" or a == 0.0 or missing.size == 0:
@@ -306,6 +387,17 @@ def tune(
         rule=PerClassThresholds(thresholds),
         diagnostics=diagnostics,
     )
+
+
+def _in_plan_order(found: Sequence[tuple[NDArray[np.int64], Screened]], n_need: int) -> Screened:
+    """The workers' screened cuts, each class once, put in the plan's order."""
+    at = np.concatenate([np.zeros(0, np.int64), *(numbers for numbers, _ in found)])
+    if at.size != n_need or not np.array_equal(np.sort(at), np.arange(n_need)):
+        raise AssertionError("each needed class is walked by exactly one block")
+    order = np.argsort(at, kind="stable")
+    indptr, gather = _segments(_concat_ptr([_indptr(cuts[0]) for _, cuts in found]), order)
+    arrays = [np.concatenate([cuts[i] for _, cuts in found])[gather] for i in (1, 2, 3, 4)]
+    return np.diff(indptr), arrays[0], arrays[1], arrays[2], arrays[3]
 
 
 def _rule_for_absent_columns(
