@@ -226,6 +226,9 @@ def bench_thresholds(
         t0 = time.perf_counter()
         tuned = fd.tune(scores, truth)
         t_tune = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        tuned_a1 = fd.tune(scores, truth, prior=1.0)
+        t_tune_a1 = time.perf_counter() - t0
         peaks = peak_rss(client)
         t0 = time.perf_counter()
         parts = dask.compute(*made)
@@ -246,6 +249,10 @@ def bench_thresholds(
     t_mem_tune = time.perf_counter() - t0
     tune_status = mem_tune.diagnostics["search_diagnostics"]["status"]
     same_tune = np.array_equal(mem_tune.thresholds, tuned.thresholds)
+    t0 = time.perf_counter()
+    mem_a1 = optimize.tune(all_scores, all_labels, prior=1.0)
+    t_mem_a1 = time.perf_counter() - t0
+    same_a1 = np.array_equal(mem_a1.thresholds, tuned_a1.thresholds)
     travelled = search.points.tp.size
     return [
         f"Data: {n_samples:,} objects x {n_classes:,} classes, {entries:,} retrieved entries "
@@ -264,6 +271,9 @@ def bench_thresholds(
         f"| (gathering the blocks for the in-memory run) | {t_gather:.1f} |",
         f"| `fmacro.dask.tune`: generate blocks + smoothed hulls, client sweep | {t_tune:.1f} |",
         f"| in memory: `optimize.tune` on the gathered data (1 process) | {t_mem_tune:.1f} |",
+        f"| `fmacro.dask.tune(prior=1)` (search ended: {tuned_a1.diagnostics['searched_cuts']}) "
+        f"| {t_tune_a1:.1f} |",
+        f"| in memory: `optimize.tune(prior=1)` | {t_mem_a1:.1f} |",
         "",
         f"Cuts sent to the client: {travelled:,} (hull vertices and T_b cuts) of "
         f"{entries + 2 * n_classes:,} or so in all. Result: F-macro {res.f:.4f}, upper bound "
@@ -277,7 +287,10 @@ def bench_thresholds(
         f"vertices sent; F-macro {tuned.f:.4f} (smoothed {tuned.diagnostics['smoothed_f']:.4f}, "
         f"gap {tuned.diagnostics['smoothed_gap']:.1e}); the in-memory `tune` ended at "
         f"{tune_status.replace('_', ' ')} (smoothed {mem_tune.diagnostics['smoothed_f']:.4f}); "
-        f"same thresholds: {same_tune}.",
+        f"same thresholds: {same_tune}. With prior=1 the search ended with "
+        f"searched_cuts = {tuned_a1.diagnostics['searched_cuts']!r} ('screened': on an edge, "
+        f"the workers walked the classes the exact step needed again); same thresholds as "
+        f"in memory: {same_a1}.",
     ]
 
 

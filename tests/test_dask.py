@@ -366,6 +366,22 @@ def test_tune_on_random_rows_dense_and_sparse_equals_in_memory(client: Client) -
     assert searched == {"hull", "screened"}  # both ends of the search are covered
 
 
+def test_tune_at_prior_0_is_the_proven_in_memory_optimum(client: Client) -> None:
+    # tune(prior=0, n_eval=inf) smooths nothing: on the cluster it is the in-memory
+    # fixed_point's proven optimum, also where the linearization ends on an edge
+    rng = np.random.default_rng(3)
+    statuses = set()
+    for _ in range(4):
+        labels = rng.random((150, 12)) < 0.2
+        scores = labels * 0.7 + rng.normal(size=labels.shape)
+        want = optimize.fixed_point(scores, labels)
+        got = fd.tune(da.from_array(scores, chunks=(150, 5)), labels, prior=0.0, n_eval=np.inf)
+        np.testing.assert_array_equal(got.thresholds, want.thresholds)
+        assert got.f == want.f and got.diagnostics["smoothed_upper_bound"] == want.upper_bound
+        statuses.add(want.diagnostics["status"])
+    assert "edge" in statuses
+
+
 def test_tune_inputs_are_checked_before_any_work() -> None:
     scores = da.from_array(np.random.default_rng(0).random((10, 3)), chunks=5)
     labels = np.eye(10, 3, dtype=np.uint8)
