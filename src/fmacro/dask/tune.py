@@ -297,6 +297,12 @@ def tune(
         whether the search ended at a fixed point (``"hull"``: one pass over the data)
         or on an edge (``"screened"``: the workers walked the columns of the classes
         that needed it once more).
+
+    Notes
+    -----
+    Each worker process compiles ``tune``'s walk kernels on its first call (about 20 s
+    on a shared 2-core machine, as in memory) unless numba's disk cache has them; warm
+    the workers with a small call (a few columns) before timing.
     """
     dask = import_dask()
     b = check_beta(beta)
