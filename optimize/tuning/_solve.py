@@ -36,14 +36,26 @@ from fmacro.validation.measures import f_beta_from_pr
 
 __all__ = [
     "Problem",
+    "UnseenWalk",
     "build_problem",
     "fit_thresholds",
     "hull_problem",
     "missing_columns",
     "problem_from_points",
     "solve",
-    "unseen_predict_all",
 ]
+
+
+@attrs.frozen
+class UnseenWalk:
+    """:func:`unseen_thresholds` run elsewhere: ``walk(cols, centres, priors, phis)`` ->
+    the rule's thresholds of the columns ``cols`` (prior centres ``centres``) at each
+    pair (``priors[g]``, ``phis[g]``), one row per pair."""
+
+    walk: Callable[
+        [NDArray[np.int64], NDArray[np.float64], Sequence[float], Sequence[float]],
+        NDArray[np.float64],
+    ]
 
 
 @attrs.frozen
@@ -52,11 +64,11 @@ class Problem:
 
     raw: ClassPoints  # every cut, or (hull_prior set) only the hull cuts at hull_prior
     # the scores of the columns without positives, for the rule for unseen classes:
-    # their WalkInputs on the fast path (the columns walked in place), else a reader of a
-    # copy of those columns, called only when the rule needs them (the all-objects answer
-    # of zero_division 0 and prior centre 0 does not); None: rule "never", or no such
-    # column
-    unseen: WalkInputs | Callable[[], Any] | None
+    # their WalkInputs on the fast path (the columns walked in place), an UnseenWalk (the
+    # same walk elsewhere: fmacro.dask's workers), else a reader of a copy of those
+    # columns; each used only when the rule needs scores (the all-objects answer of
+    # zero_division 0 and prior centre 0 does not); None: rule "never", or no such column
+    unseen: WalkInputs | UnseenWalk | Callable[[], Any] | None
     base_rates: NDArray[np.float64] | None  # per column, or None = own rates
     n_eval: float
     beta: float
@@ -65,19 +77,15 @@ class Problem:
     centres: Any = None  # (centre_p, centre_r) per cut of raw, when calibrated
     # raw holds the SmoothedPoints of smoothed_hull_points at this prior (the fast path)
     hull_prior: float | None = None
-    # the fast path's checked input, walked again at an edge crossing
-    source: WalkInputs | None = None
     # the columns whose scores ``unseen`` holds (those without tuning positives)
     unseen_columns: Any = None
     # the objects of a WalkInputs ``unseen`` that were tuned on (a cv half), None = all
     unseen_rows: NDArray[np.int64] | None = None
     # False: method "fixed_point" stops at the linearization (the inner fits of "cv")
     exact: bool = True
-    # the hull points' second chains (smoothed_hull_fit), which let an edge's walk leave
-    # out classes; None: walk them all
-    hull_second: SecondChains | None = None
-    # the edge's walk, when not over ``source`` in this process (fmacro.dask: on the
-    # workers): (hull points, linearization) -> the screened points
+    # the hull points' walk again at an edge crossing: (hull points, linearization) ->
+    # the screened points (smoothed_screened_points over the fast path's input; in
+    # fmacro.dask, the same on the workers)
     screen: Callable[[SmoothedPoints, ThresholdResult], SmoothedPoints] | None = None
 
 
@@ -152,9 +160,8 @@ def hull_problem(
         b,
         "fixed_point",
         hull_prior=hull.pseudo_count,
-        source=inputs,
         unseen_columns=missing,
-        hull_second=second,
+        screen=partial(smoothed_screened_points, inputs, beta=b, second=second),
     )
 
 
@@ -188,12 +195,9 @@ def smoothed_search(
         inner = fixed_point(points=raw, beta=b, zero_division=raw.zero_division, exact=False)
         if inner.diagnostics["status"] != "edge" or not problem.exact:
             return raw, raw, inner, "hull"
-        if problem.screen is not None:
-            screened = problem.screen(raw, inner)
-        elif problem.source is None:
-            raise AssertionError("an exact step on hull points needs their scores and labels")
-        else:
-            screened = smoothed_screened_points(problem.source, raw, inner, b, problem.hull_second)
+        if problem.screen is None:
+            raise AssertionError("an exact step on hull points needs a walk of their columns")
+        screened = problem.screen(raw, inner)
         return screened, screened, _search(screened, "fixed_point", b, True), "screened"
     sm = _smoothed(problem, a)
     return raw, sm, _search(sm, problem.method, b, problem.exact), "every cut"
@@ -216,7 +220,7 @@ def fill_unseen_thresholds(problem: Problem, a: float, phi: float, out: NDArray[
     return problem.raw.n_columns - problem.raw.n_classes
 
 
-def unseen_predict_all(
+def _unseen_predict_all(
     zero_division: float, centres: NDArray[np.float64], calibrated: bool
 ) -> bool:
     """Whether the rule for classes without tuning positives needs no scores: with
@@ -240,22 +244,26 @@ def fill_unseen_grid(
     ]
     cols = problem.unseen_columns
     pi = np.zeros(cols.size) if problem.base_rates is None else problem.base_rates[cols]
-    if unseen_predict_all(raw.zero_division, pi, problem.calibrated):
+    if _unseen_predict_all(raw.zero_division, pi, problem.calibrated):
         for g in todo:
             if phis[g] > 0.0:
                 out[g, cols] = -np.inf
         return
-    if todo and isinstance(problem.unseen, WalkInputs):  # the fast path: a column at a time
-        found = unseen_thresholds(
-            problem.unseen,
-            cols,
-            pi,
-            pseudo_counts=[priors[g] for g in todo],
-            n_eval=problem.n_eval,
-            zero_division=raw.zero_division,
-            phis=[phis[g] for g in todo],
-            rows=problem.unseen_rows,
-        )
+    if todo and isinstance(problem.unseen, (WalkInputs, UnseenWalk)):  # a column at a time
+        todo_priors, todo_phis = [priors[g] for g in todo], [phis[g] for g in todo]
+        if isinstance(problem.unseen, UnseenWalk):
+            found = problem.unseen.walk(cols, pi, todo_priors, todo_phis)
+        else:
+            found = unseen_thresholds(
+                problem.unseen,
+                cols,
+                pi,
+                pseudo_counts=todo_priors,
+                n_eval=problem.n_eval,
+                zero_division=raw.zero_division,
+                phis=todo_phis,
+                rows=problem.unseen_rows,
+            )
         for i, g in enumerate(todo):
             out[g, cols] = found[i]
         return

@@ -39,7 +39,6 @@ from fmacro.dask.thresholds import (
     input_shape,
     partition_columns,
 )
-from fmacro.optimize.rules import PerClassThresholds
 from fmacro.optimize.search._blocks import label_sizes
 from fmacro.optimize.search.result import ThresholdResult
 from fmacro.optimize.tuning._hull_points import (
@@ -55,7 +54,7 @@ from fmacro.optimize.tuning._hull_points import (
     walk_inputs,
     walked_hulls,
 )
-from fmacro.optimize.tuning._solve import Problem, solve, unseen_predict_all
+from fmacro.optimize.tuning._solve import Problem, UnseenWalk, solve
 from fmacro.optimize.tuning.smoothing import (
     SmoothedPoints,
     check_base_rates,
@@ -356,9 +355,28 @@ def tune(
         found = [part for part in run((_screen_array, _screen_rows), job) if part is not None]
         return merge_screened(points, plan, _in_plan_order(found, job.columns.size))
 
+    def unseen_walk(
+        cols: NDArray[np.int64],
+        centres: NDArray[np.float64],
+        priors: Sequence[float],
+        phis: Sequence[float],
+    ) -> NDArray[np.float64]:
+        # the in-memory unseen_thresholds, its walk on the workers: one pass per pair
+        out = np.empty((len(priors), cols.size))
+        for g, (prior_g, phi) in enumerate(zip(priors, phis, strict=True)):
+            job = attrs.evolve(settings, prior=prior_g, phi=phi)
+            found = run((_unseen_array, _unseen_rows), job)
+            row = np.full(n_cols, np.nan)
+            for found_cols, values in found:
+                row[found_cols] = values
+            _rule_for_absent_columns(row, cols, found, job, n_obj, centres)
+            out[g] = row[cols]
+        return out
+
+    wanted = unseen == "prior" and missing.size
     problem = Problem(
         hull,
-        None,
+        UnseenWalk(unseen_walk) if wanted else None,
         pi,
         n,
         b,
@@ -367,32 +385,7 @@ def tune(
         unseen_columns=missing,
         screen=screen,
     )
-    result = solve(problem, a, {})
-    if unseen == "never" or a == 0.0 or missing.size == 0:
-        return result
-    # the in-memory rule, with the columns read on the workers when it needs them
-    phi = float(result.diagnostics["phi"])
-    thresholds = np.array(result.thresholds, dtype=np.float64)
-    centres = np.zeros(missing.size) if pi is None else pi[missing]
-    if math.isnan(phi):
-        pass
-    elif unseen_predict_all(zd, centres, calibrated=False):
-        if phi > 0.0:
-            thresholds[missing] = -np.inf
-    else:
-        second = attrs.evolve(settings, phi=phi)
-        found = run((_unseen_array, _unseen_rows), second)
-        for cols, values in found:
-            thresholds[cols] = values
-        _rule_for_absent_columns(thresholds, missing, found, second, n_obj, centres)
-    diagnostics = {**result.diagnostics, "unseen": "prior"}
-    # the rule is built from the thresholds: rebuild it with the filled ones
-    return attrs.evolve(
-        result,
-        thresholds=thresholds,
-        rule=PerClassThresholds(thresholds),
-        diagnostics=diagnostics,
-    )
+    return solve(problem, a, {})
 
 
 def _in_plan_order(found: Sequence[tuple[NDArray[np.int64], Screened]], n_need: int) -> Screened:
