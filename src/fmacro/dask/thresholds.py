@@ -241,12 +241,8 @@ def merge_blocks(
 ) -> ReducedSearch:
     """Put the workers' blocks back in column order and sweep their edges."""
     blocks = [b for b in blocks if b.n_classes]
-    if not blocks:
-        raise ValueError("labels has no class with a positive example")
-    class_index = np.concatenate([b.class_index for b in blocks])
-    order = np.argsort(class_index, kind="stable")
-    if np.any(np.diff(class_index[order]) == 0):
-        raise ValueError("a class appears in two blocks; each class's rows must be in one block")
+    class_index = np.concatenate([np.zeros(0, np.int64), *(b.class_index for b in blocks)])
+    order = column_order(class_index)
     cut_ptr, cut_at = _segments(_concat_ptr([b.cut_indptr for b in blocks]), order)
     vtx_ptr, vtx_at = _segments(_concat_ptr([b.vertex_indptr for b in blocks]), order)
     edge_ptrs = [b.vertex_indptr - np.arange(b.n_classes + 1) for b in blocks]
@@ -275,6 +271,17 @@ def merge_blocks(
         cat("edge_angle")[edge_at],
     )
     return ReducedSearch(edge_sweep(hulls), cat("cut")[cut_at])
+
+
+def column_order(columns: NDArray[np.int64]) -> NDArray[np.int64]:
+    """The order that sorts the blocks' classes ``columns`` (concatenated) by column;
+    refuses none at all, and a class in two blocks."""
+    if columns.size == 0:
+        raise ValueError("labels has no class with a positive example")
+    order = np.argsort(columns, kind="stable")
+    if np.any(np.diff(columns[order]) == 0):
+        raise ValueError("a class appears in two blocks; each class's rows must be in one block")
+    return order
 
 
 def _check_empty_classes(empty_classes: str, zd: float) -> None:

@@ -36,6 +36,7 @@ from fmacro.dask.thresholds import (
     _ro_int,
     _segments,
     block_tasks,
+    column_order,
     input_shape,
     partition_columns,
 )
@@ -236,12 +237,8 @@ def _unseen_rows(
 def merge_walks(blocks: Sequence[TuneBlock], n_samples: int, n_columns: int) -> WalkedHulls:
     """The workers' blocks in column order, as one walk's hull cuts."""
     blocks = [b for b in blocks if b.n_classes]
-    if not blocks:
-        raise ValueError("labels has no class with a positive example")
-    columns = np.concatenate([b.columns for b in blocks])
-    order = np.argsort(columns, kind="stable")
-    if np.any(np.diff(columns[order]) == 0):
-        raise ValueError("a class appears in two blocks; each class's rows must be in one block")
+    columns = np.concatenate([np.zeros(0, np.int64), *(b.columns for b in blocks)])
+    order = column_order(columns)
     indptr, at = _segments(_concat_ptr([b.indptr for b in blocks]), order)
 
     def cat(name: str) -> NDArray[Any]:
