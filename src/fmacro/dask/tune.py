@@ -40,7 +40,6 @@ from fmacro.dask.thresholds import (
     input_shape,
     partition_columns,
 )
-from fmacro.optimize.search._blocks import label_sizes
 from fmacro.optimize.search.result import ThresholdResult
 from fmacro.optimize.tuning._hull_points import (
     Screened,
@@ -148,30 +147,43 @@ def _walk(scores: Any, labels: Any, columns: NDArray[np.int64], s: _Settings) ->
     )
 
 
-def _unseen(
-    scores: Any, labels: Any, columns: NDArray[np.int64], s: _Settings
-) -> tuple[NDArray[np.int64], NDArray[np.float64]]:
-    """Worker side, second pass: the rule's thresholds of the block's columns without
-    positives (their columns and thresholds)."""
-    inputs = walk_inputs(scores, labels)
-    if inputs.label_columns is not None:
-        sizes = np.diff(inputs.label_columns[0])
-    else:
-        sizes = label_sizes(inputs.labels)
-    local = np.flatnonzero(sizes == 0).astype(np.int64)
+@attrs.frozen(eq=False)
+class _Unseen:
+    """What the workers need for the rule's pass: the settings at one (prior, angle) pair,
+    and the columns without tuning positives with their prior centres."""
+
+    settings: _Settings
+    columns: NDArray[np.int64]  # increasing
+    centres: NDArray[np.float64]
+
+
+def _held(wanted: NDArray[np.int64], columns: NDArray[np.int64]) -> NDArray[np.int64]:
+    """For each of a block's ``columns``, its index in ``wanted`` (increasing), or -1."""
+    if wanted.size == 0:
+        return np.full(columns.size, -1, dtype=np.int64)
+    at = np.minimum(np.searchsorted(wanted, columns), wanted.size - 1)
+    return np.where(wanted[at] == columns, at, -1).astype(np.int64)
+
+
+def _unseen(scores: Any, labels: Any, columns: NDArray[np.int64], job: _Unseen) -> Any:
+    """Worker side, the rule's pass: the thresholds of the block's columns without tuning
+    positives, with their numbers among the job's columns."""
+    at = _held(job.columns, columns)
+    local = np.flatnonzero(at >= 0).astype(np.int64)
     if local.size == 0:
-        return np.zeros(0, np.int64), np.zeros(0)
-    pi = np.zeros(local.size) if s.base_rates is None else s.base_rates[columns[local]]
+        return None
+    s = job.settings
+    inputs = walk_inputs(scores, labels)
     found = unseen_thresholds(
         inputs,
         local,
-        pi,
+        job.centres[at[local]],
         pseudo_counts=(s.prior,),
         n_eval=_n_eval(s, inputs.n_obj),
         zero_division=s.zero_division,
         phis=(s.phi,),
     )
-    return columns[local], found[0]
+    return at[local], found[0]
 
 
 @attrs.frozen(eq=False)
@@ -185,13 +197,11 @@ class _Screen:
 def _screen(scores: Any, labels: Any, columns: NDArray[np.int64], job: _Screen) -> Any:
     """Worker side, at an edge: the screened cuts of the block's needed classes, with
     their numbers among the plan's needed classes."""
-    at = np.minimum(np.searchsorted(job.columns, columns), max(job.columns.size - 1, 0))
-    mine = (job.columns[at] == columns) if job.columns.size else np.zeros(0, dtype=bool)
-    if not mine.any():
+    at = _held(job.columns, columns)
+    local = np.flatnonzero(at >= 0).astype(np.int64)
+    if local.size == 0:
         return None
-    inputs = walk_inputs(scores, labels)
-    local = np.flatnonzero(mine).astype(np.int64)
-    return at[mine], screened_cuts(inputs, local, job.plan, at[mine])
+    return at[local], screened_cuts(walk_inputs(scores, labels), local, job.plan, at[local])
 
 
 def _block_columns(first: int, scores: Any) -> NDArray[np.int64]:
@@ -202,10 +212,8 @@ def _walk_array(scores: Any, labels: Any, first: int, s: _Settings) -> TuneBlock
     return _walk(scores, labels, _block_columns(first, scores), s)
 
 
-def _unseen_array(
-    scores: Any, labels: Any, first: int, s: _Settings
-) -> tuple[NDArray[np.int64], NDArray[np.float64]]:
-    return _unseen(scores, labels, _block_columns(first, scores), s)
+def _unseen_array(scores: Any, labels: Any, first: int, job: _Unseen) -> Any:
+    return _unseen(scores, labels, _block_columns(first, scores), job)
 
 
 def _screen_array(scores: Any, labels: Any, first: int, job: _Screen) -> Any:
@@ -226,12 +234,10 @@ def _walk_rows(
     return _walk(*partition_columns(frame, names, n_samples), s)
 
 
-def _unseen_rows(
-    frame: Any, names: tuple[str, str, str, str], n_samples: int, s: _Settings
-) -> tuple[NDArray[np.int64], NDArray[np.float64]]:
+def _unseen_rows(frame: Any, names: tuple[str, str, str, str], n_samples: int, job: _Unseen) -> Any:
     if len(frame) == 0:
-        return np.zeros(0, np.int64), np.zeros(0)
-    return _unseen(*partition_columns(frame, names, n_samples), s)
+        return None
+    return _unseen(*partition_columns(frame, names, n_samples), job)
 
 
 def merge_walks(blocks: Sequence[TuneBlock], n_samples: int, n_columns: int) -> WalkedHulls:
@@ -361,13 +367,14 @@ def tune(
         # the in-memory unseen_thresholds, its walk on the workers: one pass per pair
         out = np.empty((len(priors), cols.size))
         for g, (prior_g, phi) in enumerate(zip(priors, phis, strict=True)):
-            job = attrs.evolve(settings, prior=prior_g, phi=phi)
-            found = run((_unseen_array, _unseen_rows), job)
-            row = np.full(n_cols, np.nan)
-            for found_cols, values in found:
-                row[found_cols] = values
-            _rule_for_absent_columns(row, cols, found, job, n_obj, centres)
-            out[g] = row[cols]
+            job = _Unseen(attrs.evolve(settings, prior=prior_g, phi=phi), cols, centres)
+            walked = np.zeros(cols.size, dtype=bool)
+            for at, values in filter(None, run((_unseen_array, _unseen_rows), job)):
+                out[g, at] = values
+                walked[at] = True
+            if not walked.all():  # rows only: columns no row mentions
+                absent = np.flatnonzero(~walked)
+                out[g, absent] = _rule_without_entries(centres[absent], job.settings, n_obj)
         return out
 
     wanted = unseen == "prior" and missing.size
@@ -396,32 +403,22 @@ def _in_plan_order(found: Sequence[tuple[NDArray[np.int64], Screened]], n_need: 
     return np.diff(indptr), arrays[0], arrays[1], arrays[2], arrays[3]
 
 
-def _rule_for_absent_columns(
-    thresholds: NDArray[np.float64],
-    missing: NDArray[np.int64],
-    found: Sequence[tuple[NDArray[np.int64], NDArray[np.float64]]],
-    s: _Settings,
-    n_obj: int,
-    centres: NDArray[np.float64],
-) -> None:
-    """Rows only: the rule for columns that no row mentions (no retrieved entry), whose
-    cuts are the empty one and the all-objects one."""
+def _rule_without_entries(
+    centres: NDArray[np.float64], s: _Settings, n_obj: int
+) -> NDArray[np.float64]:
+    """The rule's thresholds of columns without a retrieved entry (their prior centres
+    ``centres``), whose only cuts are the empty one and the all-objects one."""
     import scipy.sparse as sp
 
-    seen = np.concatenate([np.zeros(0, np.int64), *(cols for cols, _ in found)])
-    absent = np.setdiff1d(missing, seen)
-    if absent.size == 0:
-        return
-    at = np.searchsorted(missing, absent)
-    empty = sp.csc_matrix((n_obj, absent.size), dtype=np.float64)
-    inputs = walk_inputs(empty, sp.csc_matrix((n_obj, absent.size), dtype=np.int8))
-    values = unseen_thresholds(
+    shape = (n_obj, centres.size)
+    inputs = walk_inputs(sp.csc_matrix(shape), sp.csc_matrix(shape, dtype=np.int8))
+    values: NDArray[np.float64] = unseen_thresholds(
         inputs,
-        np.arange(absent.size, dtype=np.int64),
-        centres[at],
+        np.arange(centres.size, dtype=np.int64),
+        centres,
         pseudo_counts=(s.prior,),
         n_eval=_n_eval(s, n_obj),
         zero_division=s.zero_division,
         phis=(s.phi,),
     )
-    thresholds[absent] = values[0]
+    return np.asarray(values[0], dtype=np.float64)
