@@ -10,13 +10,13 @@ client, and the result equals the in-memory validation of the whole data by valu
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Hashable, Sequence
 from typing import Any, Literal
 
 import attrs
 import numpy as np
 
+from fmacro.dask._checks import check_known_chunks, is_dask_array
 from fmacro.dask._imports import import_dask, is_dask_collection
 from fmacro.validation import BinFValidation, MultiFValidation, MultiLabelFValidation, Validation
 from fmacro.validation.checks import check_beta, check_zero_division, is_sparse
@@ -35,16 +35,12 @@ def _is_frame(x: Any) -> bool:
     return is_dask_collection(x) and hasattr(x, "divisions") and hasattr(x, "to_delayed")
 
 
-def _is_array(x: Any) -> bool:
-    return is_dask_collection(x) and hasattr(x, "chunks") and hasattr(x, "rechunk")
-
-
 def _ndim(x: Any) -> int:
     return int(x.ndim)
 
 
 def _check_input(x: Any, name: str) -> None:
-    if not (_is_array(x) or _is_frame(x)):
+    if not (is_dask_array(x) or _is_frame(x)):
         raise TypeError(
             f"{name} must be a dask array, Series or DataFrame (or, for predicted, a numpy "
             f"array), got {type(x).__name__}"
@@ -54,7 +50,7 @@ def _check_input(x: Any, name: str) -> None:
 
 
 def _as_dask_array(x: Any, name: str) -> Any:
-    if _is_array(x):
+    if is_dask_array(x):
         return x
     if _is_frame(x):
         return x.to_dask_array(lengths=True)
@@ -64,8 +60,12 @@ def _as_dask_array(x: Any, name: str) -> Any:
 def _chunk_pairs(expected: Any, predicted: Any) -> tuple[list[Any], list[Any]]:
     """Delayed (expected, predicted) chunks that hold the same rows, all columns."""
     da = import_dask().array
+    if is_dask_array(expected):
+        check_known_chunks(expected, "expected")
+    if is_dask_array(predicted):
+        check_known_chunks(predicted, "predicted")
     if not is_dask_collection(predicted):
-        if not _is_array(expected):
+        if not is_dask_array(expected):
             raise TypeError(
                 "predicted must be a dask collection when expected is a dask Series/DataFrame, "
                 f"got {type(predicted).__name__}"
@@ -95,11 +95,7 @@ def _chunk_pairs(expected: Any, predicted: Any) -> tuple[list[Any], list[Any]]:
         raise ValueError(
             f"expected and predicted must have the same dimensions, got {e.shape} and {p.shape}"
         )
-    if any(math.isnan(c) for c in e.chunks[0]):
-        raise ValueError(
-            "expected has chunks of unknown size; call expected.compute_chunk_sizes() first"
-        )
-    if not math.isnan(p.shape[0]) and p.shape[0] != e.shape[0]:
+    if p.shape[0] != e.shape[0]:
         raise ValueError(
             f"expected and predicted must have the same number of rows, got {e.shape[0]} "
             f"and {p.shape[0]}"
@@ -237,6 +233,8 @@ def evaluate(
     expected
         A dask array (1-D labels, or a 2-D 0/1 indicator matrix whose chunks are dense or
         scipy sparse), a dask Series (labels) or a dask DataFrame (indicator columns).
+        A dask array must have known chunk sizes (else a ``ValueError`` names the remedy,
+        ``expected.compute_chunk_sizes()``; the same for ``predicted``).
     predicted
         The same layout as ``expected`` (rechunked to its rows when chunked differently),
         e.g. the output of a dask-backed model's ``predict``; a numpy array is split like

@@ -26,6 +26,16 @@ import attrs
 import numpy as np
 from numpy.typing import NDArray
 
+from fmacro.dask._checks import (
+    ROW_COLUMNS,
+    RowSpec,
+    array_inputs,
+    check_unread_scores,
+    is_dask_array,
+    partition_columns,
+    row_names,
+    row_spec,
+)
 from fmacro.dask._imports import import_dask, is_dask_collection
 from fmacro.optimize.baselines.global_threshold import global_threshold as _global_threshold
 from fmacro.optimize.baselines.per_class import per_class as _per_class
@@ -47,8 +57,6 @@ __all__ = [
     "per_class",
     "reduced_sweep",
 ]
-
-ROW_COLUMNS = ("object", "class", "score", "label")
 
 
 def _ro_int(a: Any) -> NDArray[np.int64]:
@@ -149,6 +157,7 @@ def _has_positive(labels: Any) -> bool:
 def _block(scores: Any, labels: Any, columns: NDArray[np.int64], s: _Settings) -> HullBlock:
     """Worker side: class points of a block of columns, reduced to their hulls."""
     if s.empty_classes == "exclude" and not _has_positive(labels):
+        check_unread_scores(scores, columns)  # as class_points checks every column
         return HullBlock.empty()  # no kept class here; the client checks the whole
     # hulls and T_b cuts never need a dominated cut; global_threshold needs every cut
     points = class_points(
@@ -166,35 +175,11 @@ def _array_block(scores: Any, labels: Any, first: int, s: _Settings) -> HullBloc
     return _block(scores, labels, columns, s)
 
 
-def _frame_block(
-    frame: Any, names: tuple[str, str, str, str], n_samples: int, s: _Settings
-) -> HullBlock:
-    """Worker side: the rows of the classes of one partition, as sparse columns."""
+def _frame_block(frame: Any, spec: RowSpec, s: _Settings) -> HullBlock:
+    """Worker side: the rows of the classes of one partition, checked, as sparse columns."""
     if len(frame) == 0:
         return HullBlock.empty()
-    return _block(*partition_columns(frame, names, n_samples), s)
-
-
-def partition_columns(
-    frame: Any, names: tuple[str, str, str, str], n_samples: int
-) -> tuple[Any, Any, NDArray[np.int64]]:
-    """(CSC scores, CSC labels, column of each) of the classes a non-empty partition of
-    ``(object, class, score, label)`` rows holds."""
-    import scipy.sparse as sp
-
-    obj_name, cls_name, score_name, label_name = names
-    obj = frame[obj_name].to_numpy(dtype=np.int64)
-    cls = frame[cls_name].to_numpy(dtype=np.int64)
-    score = frame[score_name].to_numpy(dtype=np.float64)
-    label = frame[label_name].to_numpy()
-    columns, local = np.unique(cls, return_inverse=True)
-    shape = (n_samples, columns.size)
-    retrieved = ~np.isnan(score)
-    scores = sp.csc_matrix(
-        (score[retrieved], (obj[retrieved], local[retrieved])), shape=shape, dtype=np.float64
-    )
-    labels = sp.csc_matrix((label, (obj, local)), shape=shape)
-    return scores, labels, columns.astype(np.int64)
+    return _block(*partition_columns(frame, spec), s)
 
 
 # --------------------------------------------------------------------------- client side
@@ -291,18 +276,13 @@ def _check_empty_classes(empty_classes: str, zd: float) -> None:
 
 
 def _array_blocks(
-    scores: Any, labels: Any, task: Callable[..., Any], settings: Any
+    scores: Any, labels: Any, task: Callable[..., Any], settings: Any, shape: tuple[Any, Any]
 ) -> tuple[list[Any], int, int]:
     """One delayed ``task(scores_block, labels_block, first_column, settings)`` per
-    column chunk, and the shape."""
+    column chunk, and the shape (``shape``: the ``n_samples, n_classes`` given)."""
     dask = import_dask()
     da = dask.array
-    if scores.ndim != 2:
-        raise ValueError(f"scores must be a 2-D (n_samples, n_classes) array, got {scores.ndim}-D")
-    if tuple(labels.shape) != tuple(scores.shape):
-        raise ValueError(
-            f"labels must have the shape of scores {tuple(scores.shape)}, got {tuple(labels.shape)}"
-        )
+    labels, n_samples, n_classes = array_inputs(scores, labels, *shape)
     # a block holds whole columns: a class's cuts need all its objects
     scores = scores.rechunk({0: -1})
     labels = (
@@ -319,52 +299,23 @@ def _array_blocks(
         dask.delayed(task, pure=True)(sb, lb, int(first), settings)
         for sb, lb, first in zip(s_blocks, l_blocks, firsts, strict=True)
     ]
-    return blocks, int(scores.shape[0]), int(scores.shape[1])
-
-
-def _frame_blocks(
-    frame: Any,
-    names: tuple[str, str, str, str],
-    n_samples: int | None,
-    n_classes: int | None,
-    task: Callable[..., Any],
-    settings: Any,
-    scheduler: Any,
-) -> tuple[list[Any], int, int]:
-    """One delayed ``task(partition, names, n_samples, settings)`` per partition of the
-    rows shuffled by class, and the shape."""
-    dask = import_dask()
-    n_samples, n_classes = _frame_shape(frame, names, n_samples, n_classes, scheduler)
-    # every row of a class in one partition: a class's cuts need all its rows
-    by_class = frame[list(names)].shuffle(on=names[1])
-    blocks = [
-        dask.delayed(task, pure=True)(part, names, n_samples, settings)
-        for part in by_class.to_delayed(optimize_graph=False)
-    ]
     return blocks, n_samples, n_classes
 
 
-def _frame_shape(
-    frame: Any,
-    names: tuple[str, str, str, str],
-    n_samples: int | None,
-    n_classes: int | None,
-    scheduler: Any,
-) -> tuple[int, int]:
-    """``(n_samples, n_classes)`` of rows: as given, else the largest ids + 1."""
-    missing = [c for c in names if c not in frame.columns]
-    if missing:
-        raise ValueError(
-            f"rows must have the columns {list(names)} (object, class, score, label); "
-            f"missing {missing}"
-        )
-    if n_samples is None or n_classes is None:
-        top_obj, top_cls = import_dask().compute(
-            frame[names[0]].max(), frame[names[1]].max(), scheduler=scheduler
-        )
-        n_samples = int(top_obj) + 1 if n_samples is None else n_samples
-        n_classes = int(top_cls) + 1 if n_classes is None else n_classes
-    return int(n_samples), int(n_classes)
+def _frame_blocks(
+    frame: Any, spec: RowSpec, task: Callable[..., Any], settings: Any
+) -> tuple[list[Any], int, int]:
+    """One delayed ``task(partition, spec, settings)`` per partition of the rows
+    shuffled by class, and the shape."""
+    dask = import_dask()
+    # every row of a class in one partition: a class's cuts need all its rows, and a
+    # repeated (object, class) pair is found there
+    by_class = frame[list(spec.names)].shuffle(on=spec.names[1])
+    blocks = [
+        dask.delayed(task, pure=True)(part, spec, settings)
+        for part in by_class.to_delayed(optimize_graph=False)
+    ]
+    return blocks, spec.n_samples, spec.n_classes
 
 
 def _absent_classes(
@@ -406,12 +357,19 @@ def reduced_sweep(
         rows ``(object, class, score, label)`` (names in ``columns``; ``labels=None``),
         one row per retrieved (object, class) pair, as a sparse score matrix holds them:
         integer ids, and a positive that was not retrieved has a row with a NaN score.
+        The workers check every row where it is (rows shuffled by class): ids must be
+        non-negative integers (integer dtype or integral floats) below ``n_samples`` /
+        ``n_classes``, labels 0/1, scores finite or NaN, and a pair may have one row
+        only; anything else is a ``ValueError`` naming ``scores``' column (or the pair).
+        A dask array must have known chunk sizes (``x.compute_chunk_sizes()``).
     beta
         F_beta weight; picks each class's own best cut, which travels with the hulls.
     zero_division, empty_classes
         As in :func:`fmacro.optimize.fixed_point`.
     n_samples, n_classes
-        Rows only: number of objects and of classes; ``None`` takes the largest id + 1.
+        Rows only: number of objects and of classes, at least the largest id + 1;
+        ``None`` takes the largest id + 1 (one pass on the client). With an array: ``None``
+        or its shape.
     every_cut
         Send every cut, not only the hull vertices (``global_threshold`` needs them).
     scheduler
@@ -453,11 +411,13 @@ def block_tasks(
 ) -> tuple[list[Any], int, int]:
     """The delayed worker tasks of a dask array of scores with its labels (the first of
     ``tasks``, per column chunk) or of a dask DataFrame of rows (the second, per
-    partition), and the shape ``(n_samples, n_classes)``."""
+    partition, checked there by :func:`~fmacro.dask._checks.partition_columns`), and the
+    shape ``(n_samples, n_classes)``."""
     names = _row_names(scores, labels, columns)
     if names is not None:
-        return _frame_blocks(scores, names, n_samples, n_classes, tasks[1], settings, scheduler)
-    return _array_blocks(scores, labels, tasks[0], settings)
+        spec = row_spec(scores, names, n_samples, n_classes, scheduler)
+        return _frame_blocks(scores, spec, tasks[1], settings)
+    return _array_blocks(scores, labels, tasks[0], settings, (n_samples, n_classes))
 
 
 def input_shape(
@@ -469,14 +429,14 @@ def input_shape(
     n_classes: int | None = None,
     scheduler: Any = None,
 ) -> tuple[int, int]:
-    """``(n_samples, n_classes)`` of the input :func:`block_tasks` takes (for rows without
-    both given, one pass for the largest ids)."""
+    """``(n_samples, n_classes)`` of the input :func:`block_tasks` takes, checked as it
+    checks it (for rows without both given, one pass for the largest ids)."""
     names = _row_names(scores, labels, columns)
     if names is not None:
-        return _frame_shape(scores, names, n_samples, n_classes, scheduler)
-    if scores.ndim != 2:
-        raise ValueError(f"scores must be a 2-D (n_samples, n_classes) array, got {scores.ndim}-D")
-    return int(scores.shape[0]), int(scores.shape[1])
+        spec = row_spec(scores, names, n_samples, n_classes, scheduler)
+        return spec.n_samples, spec.n_classes
+    _, n, k = array_inputs(scores, labels, n_samples, n_classes)
+    return n, k
 
 
 def _row_names(
@@ -490,10 +450,12 @@ def _row_names(
     if getattr(scores, "ndim", 0) == 2 and hasattr(scores, "divisions"):
         if labels is not None:
             raise ValueError("rows carry their labels: pass labels=None with a DataFrame")
-        names = tuple(columns)
-        if len(names) != 4:
-            raise ValueError(f"columns must name (object, class, score, label), got {names}")
-        return names[0], names[1], names[2], names[3]
+        return row_names(columns)
+    if not is_dask_array(scores):
+        raise TypeError(
+            "scores must be a dask array or a dask DataFrame of rows, got a "
+            f"{type(scores).__name__}"
+        )
     if labels is None:
         raise TypeError("labels are required with a dask array of scores")
     return None

@@ -27,9 +27,9 @@ import attrs
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from fmacro.dask._checks import ROW_COLUMNS, RowSpec, check_unread_scores, partition_columns
 from fmacro.dask._imports import import_dask
 from fmacro.dask.thresholds import (
-    ROW_COLUMNS,
     _concat_ptr,
     _has_positive,
     _ro_float,
@@ -38,7 +38,6 @@ from fmacro.dask.thresholds import (
     block_tasks,
     column_order,
     input_shape,
-    partition_columns,
 )
 from fmacro.optimize.search.result import ThresholdResult
 from fmacro.optimize.tuning._hull_points import (
@@ -118,6 +117,7 @@ def _n_eval(s: _Settings, n_obj: int) -> float:
 def _walk(scores: Any, labels: Any, columns: NDArray[np.int64], s: _Settings) -> TuneBlock:
     """Worker side: one walk of the block's columns, keeping the smoothed hull vertices."""
     if not _has_positive(labels):
+        check_unread_scores(scores, columns)  # as tune checks every column in memory
         return TuneBlock.empty()
     inputs = walk_inputs(scores, labels)
     walked = walked_hulls(
@@ -220,24 +220,22 @@ def _screen_array(scores: Any, labels: Any, first: int, job: _Screen) -> Any:
     return _screen(scores, labels, _block_columns(first, scores), job)
 
 
-def _screen_rows(frame: Any, names: tuple[str, str, str, str], n_samples: int, job: _Screen) -> Any:
+def _screen_rows(frame: Any, spec: RowSpec, job: _Screen) -> Any:
     if len(frame) == 0:
         return None
-    return _screen(*partition_columns(frame, names, n_samples), job)
+    return _screen(*partition_columns(frame, spec), job)
 
 
-def _walk_rows(
-    frame: Any, names: tuple[str, str, str, str], n_samples: int, s: _Settings
-) -> TuneBlock:
+def _walk_rows(frame: Any, spec: RowSpec, s: _Settings) -> TuneBlock:
     if len(frame) == 0:
         return TuneBlock.empty()
-    return _walk(*partition_columns(frame, names, n_samples), s)
+    return _walk(*partition_columns(frame, spec), s)
 
 
-def _unseen_rows(frame: Any, names: tuple[str, str, str, str], n_samples: int, job: _Unseen) -> Any:
+def _unseen_rows(frame: Any, spec: RowSpec, job: _Unseen) -> Any:
     if len(frame) == 0:
         return None
-    return _unseen(*partition_columns(frame, names, n_samples), job)
+    return _unseen(*partition_columns(frame, spec), job)
 
 
 def merge_walks(blocks: Sequence[TuneBlock], n_samples: int, n_columns: int) -> WalkedHulls:
