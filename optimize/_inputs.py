@@ -14,6 +14,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from fmacro.validation.checks import as_float_array, check_exact_in_float64, is_sparse
+from fmacro.validation.labels import numpy_from_pandas
 
 __all__ = [
     "EMPTY_CLASS_CHOICES",
@@ -77,11 +78,13 @@ def kept_classes(support: NDArray[Any], empty_classes: str) -> NDArray[np.int64]
 def as_binary_labels(labels: Any, name: str = "labels") -> NDArray[np.bool_]:
     """Return ``labels`` (any shape) as a new boolean array, refusing values other than 0/1.
 
-    Accepts bool, integer and float arrays holding only 0 and 1.
+    Accepts bool, integer and float arrays holding only 0 and 1, and pandas objects of
+    such numpy, nullable (``Int64``, ``boolean``, ``Float64``, ...) or pyarrow dtypes; a
+    missing entry (``pd.NA``) is refused with its position.
     """
     if is_sparse(labels):
         raise TypeError(f"{name} must be a dense array here, got a sparse matrix")
-    arr = np.asarray(labels)
+    arr = np.asarray(numpy_from_pandas(labels, name=name, what="label"))
     if arr.dtype == np.bool_:
         return np.array(arr, dtype=np.bool_, copy=True)
     if not (np.issubdtype(arr.dtype, np.integer) or np.issubdtype(arr.dtype, np.floating)):
@@ -134,7 +137,11 @@ def label_rows(labels: Any) -> LabelRows:
 
 
 def scores_checked(scores: Any) -> Any:
-    """Dense float64 array or canonical CSR (finite data), never the caller's object."""
+    """Dense float64 array or canonical CSR (finite data), never the caller's object.
+
+    pandas scores of nullable (``Float64``, ``Int64``) or pyarrow dtypes are read as the
+    numpy dtype they hold; a missing entry (``pd.NA``) is refused with its position.
+    """
     if is_sparse(scores):
         csr = scores.tocsr(copy=True)
         csr.sum_duplicates()
@@ -146,7 +153,7 @@ def scores_checked(scores: Any) -> Any:
             raise ValueError(f"scores contains {bad} NaN or infinite value(s)")
         csr.data = data
         return csr
-    return as_float_array(scores, "scores", ndim=2)
+    return as_float_array(numpy_from_pandas(scores, name="scores", what="score"), "scores", ndim=2)
 
 
 def check_time_limit(time_limit: Any) -> float | None:

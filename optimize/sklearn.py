@@ -37,6 +37,7 @@ except ImportError as exc:  # pragma: no cover - exercised only without scikit-l
     raise ImportError("optimize.sklearn needs scikit-learn (pip install scikit-learn)") from exc
 
 from fmacro.crossval import KFold
+from fmacro.optimize._inputs import as_binary_labels
 from fmacro.optimize.baselines import cyclic, global_threshold, per_class
 from fmacro.optimize.rules import PerClassThresholds
 from fmacro.optimize.search.domain import domain
@@ -45,7 +46,9 @@ from fmacro.optimize.search.points import class_points
 from fmacro.optimize.search.result import ThresholdResult
 from fmacro.optimize.tuning import tune
 from fmacro.validation.checks import check_beta, check_same_length, check_zero_division, is_sparse
+from fmacro.validation.labels import numpy_from_pandas
 from fmacro.validation.measures import f_beta_from_counts, f_beta_from_pr, precision, recall
+from fmacro.validation.names import ClassName, check_class_names, describe_names, name_key
 from fmacro.validation.weights import check_sample_weight
 
 __all__ = ["METHODS", "OBJECTIVES", "FMacroThresholdClassifier"]
@@ -111,10 +114,15 @@ class FMacroThresholdClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimat
     -------
     Multi-label (2-D 0/1 indicator ``y``, shape ``(n_samples, n_labels)``)
         Each label column gets a threshold; ``predict`` returns the indicator matrix
-        ``score >= threshold`` (same dtype as the ``y`` given to ``fit``). A label
-        without a positive in the out-of-fold labels gets :func:`optimize.tune`'s
-        ``unseen="prior"`` cut with ``method="tune"`` and ``+inf`` (never predicted)
-        with the other methods (see ``prior``). ``classes_`` is ``arange(n_labels)``.
+        ``score >= threshold`` (same dtype as the ``y`` given to ``fit``; the numpy
+        dtype for pandas nullable or pyarrow columns). A label without a positive in
+        the out-of-fold labels gets :func:`optimize.tune`'s ``unseen="prior"`` cut with
+        ``method="tune"`` and ``+inf`` (never predicted) with the other methods (see
+        ``prior``). ``classes_`` is ``arange(n_labels)``.
+        When ``y`` is a DataFrame its columns name the labels (``label_names_in_``), and
+        :meth:`score` refuses a DataFrame ``y`` whose columns are other names or the same
+        names in another order (as scikit-learn refuses such an ``X``); reorder it with
+        ``y[clf.label_names_in_]``.
         The estimator must support multi-label targets (e.g. ``OneVsRestClassifier``,
         ``MultiOutputClassifier``, ``RandomForestClassifier``, ``KNeighborsClassifier``).
     Binary with ``objective="f_beta"`` (the default for binary ``y``)
@@ -224,6 +232,9 @@ class FMacroThresholdClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimat
         Number of features seen by ``estimator_`` (when it records it).
     feature_names_in_ : ndarray of str
         Column names of a DataFrame ``X`` (when ``estimator_`` records them).
+    label_names_in_ : ndarray of object
+        Column names of a multi-label DataFrame ``y`` (only when ``fit`` got one), in
+        order; :meth:`score` pairs a DataFrame ``y``'s columns with them.
     n_tuning_samples_ : int
         Number of out-of-fold score rows the thresholds were tuned on.
 
@@ -234,7 +245,12 @@ class FMacroThresholdClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimat
     The first search in a process compiles fmacro's numba kernels (a few seconds,
     then cached on disk). The wrapped estimator receives ``X`` as given (a
     DataFrame stays a DataFrame, so column-name based pipelines work) and ``y`` as a
-    numpy array. The caller's arrays are never modified.
+    numpy array: label vectors as given (pandas nullable or pyarrow dtypes as their
+    numpy dtype), a multi-label indicator always as int64 0/1 (costing 8 bytes per
+    entry), because scikit-learn 1.9 mistrains on narrower ones: with a uint8 ``y`` of
+    more than 256 labels (int8: 128) ``OneVsRestClassifier`` fits its estimators to
+    permuted columns, and a bool ``y`` turns every ``RidgeClassifier`` target into 1
+    (see docs/f-macro.md). The caller's arrays are never modified.
 
     Examples
     --------
@@ -363,18 +379,30 @@ class FMacroThresholdClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimat
 
     def _encode_targets(self, y: Any) -> tuple[Any, NDArray[np.bool_]]:
         """(y passed to the estimator, (N, K) bool indicator of the classes)."""
+        columns = _frame_columns(y)
         if is_sparse(y):
             y = y.toarray()
+        # pandas nullable / pyarrow labels: their numpy dtype; a missing one is refused
+        y = numpy_from_pandas(y, name="y", what="label")
         y_type = type_of_target(y, input_name="y")
         check_classification_targets(y)
         if y_type == "multilabel-indicator":
-            y_fit = np.asarray(y.to_numpy() if hasattr(y, "to_numpy") else y)
+            raw = np.asarray(y.to_numpy() if hasattr(y, "to_numpy") else y)
+            # type_of_target also calls {-1, 1} or {0, 2} matrices indicators
+            indicator = as_binary_labels(raw, "y")
+            names = None if columns is None else check_class_names(columns, "y's columns")
             self._multilabel = True
-            self._y_dtype = y_fit.dtype
-            self.classes_ = np.arange(y_fit.shape[1])
-            columns = getattr(y, "columns", None)
-            self._label_names = None if columns is None else [str(c) for c in columns]
-            return y_fit, y_fit.astype(bool)
+            self._y_dtype = raw.dtype
+            self.classes_ = np.arange(raw.shape[1])
+            self._label_names = None if names is None else list(names)
+            self._set_label_names_in(names)
+            # The estimator gets int64 0/1 labels whatever the dtype of y: scikit-learn
+            # (1.9) casts the class list arange(n_labels) to the dtype of an integer y,
+            # so uint8 (> 256 labels), int8 (> 128) or int16 (> 32768) wrap and
+            # OneVsRestClassifier / MLPClassifier train on permuted columns, and bool
+            # makes RidgeClassifier's -1/+1 coding all ones (docs/f-macro.md).
+            return indicator.astype(np.int64), indicator
+        self._set_label_names_in(None)
         if y_type not in ("binary", "multiclass"):
             raise ValueError(
                 "y must be binary or multiclass labels (1-D) or a multi-label 0/1 "
@@ -391,6 +419,30 @@ class FMacroThresholdClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimat
         self.classes_ = classes
         self._label_names = [str(c) for c in classes.tolist()]
         return y_fit, codes.reshape(-1)[:, None] == np.arange(classes.size)[None, :]
+
+    def _set_label_names_in(self, names: tuple[ClassName, ...] | None) -> None:
+        if names is not None:
+            self.label_names_in_ = np.asarray(names, dtype=object)
+        elif "label_names_in_" in self.__dict__:  # left from an earlier fit
+            del self.label_names_in_
+
+    def _target_checked(self, y: Any) -> NDArray[Any]:
+        """``y`` of :meth:`score` as a numpy array, its columns paired with the fitted ones.
+
+        A multi-label DataFrame ``y`` must have the columns of the DataFrame ``fit`` was
+        given, in the same order (as scikit-learn requires of ``X``'s feature names); a
+        ``y`` without column names is taken by position.
+        """
+        if is_sparse(y):
+            return np.asarray(y.toarray())
+        if not self._multilabel:
+            return np.asarray(column_or_1d(numpy_from_pandas(y, name="y", what="label")))
+        fitted = getattr(self, "label_names_in_", None)
+        given = check_class_names(_frame_columns(y), "y's columns")
+        if fitted is not None and given is not None:
+            _check_label_columns(given, tuple(fitted))
+        arr = numpy_from_pandas(y, name="y", what="label")
+        return np.asarray(arr.to_numpy() if hasattr(arr, "to_numpy") else arr)
 
     # ------------------------------------------------------------------ scores
 
@@ -483,6 +535,9 @@ class FMacroThresholdClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimat
             Passed to the estimator as given (row subsets for the folds).
         y : array-like or Series of labels, or 2-D 0/1 indicator (array, DataFrame
             or sparse), shape (n_samples,) or (n_samples, n_labels)
+            pandas nullable (``Int64``, ``boolean``, ``Float64``, ...) and pyarrow
+            dtypes are read as their numpy dtype; a missing label (``pd.NA``) is
+            refused. A DataFrame's columns name the labels (``label_names_in_``).
         **fit_params
             Passed to every ``estimator.fit``; arrays with one entry per sample are
             split with the folds. A ``sample_weight`` among them also weights the
@@ -755,19 +810,19 @@ class FMacroThresholdClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimat
         ``"f_beta"``, F_beta of ``pos_label_``; ``"macro_f"`` and ``"micro_f"``,
         scikit-learn's ``fbeta_score`` with ``average="macro"`` / ``"micro"``.
         ``sample_weight`` weights the samples' counts, as in scikit-learn's metrics.
+
+        A multi-label DataFrame ``y`` must have the columns of the DataFrame ``fit``
+        was given (``label_names_in_``), in that order: other names, missing columns or
+        another order raise a ``ValueError`` (reorder with ``y[clf.label_names_in_]``).
+        ``y`` without column names (arrays, sparse matrices) is taken by position.
         """
         from sklearn.metrics import fbeta_score
 
         from fmacro.validation.sklearn import f_macro_score
 
         check_is_fitted(self)
+        y_true = self._target_checked(y)
         pred = self.predict(X)
-        if is_sparse(y):
-            y_true = y.toarray()
-        elif self._multilabel:
-            y_true = np.asarray(y.to_numpy() if hasattr(y, "to_numpy") else y)
-        else:
-            y_true = column_or_1d(y)
         beta, zd = check_beta(self.beta), check_zero_division(self.zero_division)
         w = sample_weight
         if self.objective_ == "f_macro":
@@ -848,3 +903,47 @@ def _subset(params: Mapping[str, Any], idx: NDArray[np.intp], n: int) -> dict[st
             length = len(value) if isinstance(value, (list, tuple)) else None
         out[key] = _safe_indexing(value, idx) if length == n else value
     return out
+
+
+def _frame_columns(y: Any) -> list[Any] | None:
+    """The column names of a DataFrame ``y`` (two dimensions and ``columns``), else None."""
+    if getattr(y, "ndim", None) != 2 or not hasattr(y, "columns"):
+        return None
+    return list(y.columns.tolist())
+
+
+def _check_label_columns(given: tuple[ClassName, ...], fitted: tuple[ClassName, ...]) -> None:
+    """Refuse DataFrame columns of ``y`` that are not the fitted label columns, in order.
+
+    Names are compared by :mod:`fmacro.validation.names` (``1`` and ``"1"`` differ, NaN
+    equals NaN).
+    """
+    keys = [name_key(n) for n in given]
+    fitted_keys = [name_key(n) for n in fitted]
+    if keys == fitted_keys:
+        return
+    fix = "y[clf.label_names_in_]"
+    if set(keys) == set(fitted_keys):  # both lists hold unique names
+        raise ValueError(
+            "y has the label columns the classifier was fitted with, but in another order "
+            f"({describe_names(given)} instead of {describe_names(fitted)}); as scikit-learn "
+            "requires of X's feature names, they must come in the order seen at fit: "
+            f"pass {fix}"
+        )
+    known, present = set(fitted_keys), set(keys)
+    unseen = [n for n, k in zip(given, keys, strict=True) if k not in known]
+    missing = [n for n, k in zip(fitted, fitted_keys, strict=True) if k not in present]
+    parts = []
+    if unseen:
+        parts.append(f"unseen at fit: {describe_names(unseen)}")
+    if missing:
+        parts.append(f"seen at fit, yet now missing: {describe_names(missing)}")
+    remedy = (
+        f"select them: {fix}"
+        if not missing
+        else f"rename or add them so that {fix} selects the fitted labels"
+    )
+    raise ValueError(
+        "y's columns must be the label columns the classifier was fitted with "
+        f"({'; '.join(parts)}); {remedy}"
+    )

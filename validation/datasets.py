@@ -8,6 +8,19 @@ Nominal features are encoded as numbers: a nominal whose values are all numeric
 (e.g. ``{0,1}``) keeps its numeric value, ``{YES,NO}`` becomes 1/0, and any other
 nominal becomes the index of its value in the declared list.
 
+Label dtype
+-----------
+Labels come as int64 0/1 (dense, or the data of the CSR matrix): the dtype scikit-learn
+handles for any number of labels. Narrower dtypes are not safe to hand on: scikit-learn
+1.9 casts the class list ``arange(n_labels)`` to the dtype of an integer indicator, so
+with uint8 labels and more than 256 of them (int8: 128, int16: 32768)
+``OneVsRestClassifier`` and ``MLPClassifier`` train their label columns on permuted
+targets (Corel5k has 374 labels), and with bool labels ``RidgeClassifier`` sees every
+target as 1. The cost is 8 bytes per dense entry instead of 1 (Corel5k train
+4500 x 374: 13.5 MB instead of 1.7 MB; delicious train 12920 x 983: 102 MB instead of
+13 MB); ``sparse=True`` stores only the positives. fmacro's own functions take any 0/1
+dtype, so ``Y.astype(bool)`` is a safe 1-byte copy for them.
+
 Where the data live
 -------------------
 Never relative to the working directory. :func:`load_dataset` reads a dataset from
@@ -124,6 +137,9 @@ DATASETS: dict[str, tuple[str, dict[str, str], str]] = {
 #: Environment variable naming a folder of datasets (see the module docstring).
 DATA_ENV = "FMACRO_DATA"
 
+#: dtype of the label indicators (see the module docstring's "Label dtype").
+_LABEL_DTYPE = np.int64
+
 
 def _read_only_data(value: Any) -> Any:
     """A dense array as a read-only copy (a value never aliases a caller's array).
@@ -143,7 +159,8 @@ class ArffData:
     Attributes
     ----------
     X : ndarray (N, d) float64, or scipy CSR when read with ``sparse=True``
-    Y : ndarray (N, L) uint8 indicator, or scipy CSR when read with ``sparse=True``
+    Y : ndarray (N, L) int64 0/1 indicator, or scipy CSR (int64 data) when read with
+        ``sparse=True`` (int64: see the module docstring's "Label dtype")
     feature_names, label_names : tuple of str
     relation : str
         The ARFF ``@relation`` name.
@@ -330,12 +347,13 @@ def _assemble(
 
         X: Any = sp.csr_matrix((x_vals, (x_rows, x_cols)), shape=(n_rows, n_features))
         Y: Any = sp.csr_matrix(
-            (np.ones(y_rows.size, dtype=np.uint8), (y_rows, y_cols)), shape=(n_rows, n_labels)
+            (np.ones(y_rows.size, dtype=_LABEL_DTYPE), (y_rows, y_cols)),
+            shape=(n_rows, n_labels),
         )
     else:
         X = np.zeros((n_rows, n_features), dtype=np.float64)
         X[x_rows, x_cols] = x_vals
-        Y = np.zeros((n_rows, n_labels), dtype=np.uint8)
+        Y = np.zeros((n_rows, n_labels), dtype=_LABEL_DTYPE)
         Y[y_rows, y_cols] = 1
     return ArffData(X, Y, names[:n_features], names[n_features:], relation)
 
@@ -404,7 +422,8 @@ def load_dataset(
 
     Returns
     -------
-    X : (N, d) float64 features; Y : (N, L) uint8 label indicators.
+    X : (N, d) float64 features; Y : (N, L) int64 0/1 label indicators
+        (safe to pass to any scikit-learn estimator; see the module docstring).
 
     Examples
     --------

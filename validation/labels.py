@@ -16,6 +16,10 @@ Same label
     Numbers are the same label when they are equal as numbers (``1 == 1.0 == True``);
     strings when they are equal as text (``"1" != "01"``). Integers are kept exactly
     (never through float64): beyond int64 they stay Python ints.
+pandas
+    Series and DataFrames of nullable or pyarrow dtypes (``Int64``, ``UInt8``, ``boolean``,
+    ``Float64``, ``int8[pyarrow]``, ...) are read as the numpy dtype they hold
+    (:func:`numpy_from_pandas`); a missing entry is refused with its position.
 Refused
     A missing label (``NaN``, ``None``, ``pandas.NA``/``NaT``) or an infinite float
     (``ValueError``); a non-integral float, complex numbers, and a mix of kinds in one
@@ -34,11 +38,86 @@ from typing import Any, Literal
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["LabelKind", "coerce_label_pair", "coerce_labels", "label_kind"]
+__all__ = ["LabelKind", "coerce_label_pair", "coerce_labels", "label_kind", "numpy_from_pandas"]
 
 LabelKind = Literal["number", "string", "object"]
 
 _INT64 = np.iinfo(np.int64)
+
+
+def _numeric_numpy_dtype(dtype: Any) -> np.dtype[Any] | None:
+    """The numpy dtype a bool, integer or float (pandas) dtype stands for, else ``None``."""
+    if isinstance(dtype, np.dtype):
+        return dtype if dtype.kind in "biuf" else None
+    # pandas masked (Int64, boolean, Float64) and pyarrow dtypes name their numpy dtype
+    numpy_dtype = getattr(dtype, "numpy_dtype", None)
+    if isinstance(numpy_dtype, np.dtype) and numpy_dtype.kind in "biuf":
+        return numpy_dtype
+    return None
+
+
+def numpy_from_pandas(values: Any, *, name: str, what: str = "value") -> Any:
+    """A pandas Series/DataFrame of nullable or pyarrow numbers as a numpy array.
+
+    pandas' nullable (``Int64``, ``UInt8``, ``boolean``, ``Float64``) and pyarrow
+    (``int8[pyarrow]``, ``bool[pyarrow]``, ``double[pyarrow]``) dtypes become an object
+    array under ``np.asarray``, which no numeric check takes. Here they become the numpy
+    dtype they hold (columns of several such dtypes: their common numpy dtype), and a
+    missing entry (``pd.NA``, or NaN/None in such a column) is refused with its position:
+    it is never turned into 0, 1 or NaN. Anything else (numpy arrays, lists, pandas
+    objects of numpy or non-numeric dtypes) is returned unchanged for the caller's own
+    checks. pandas is not imported: inputs are recognised by duck typing.
+
+    Parameters
+    ----------
+    values
+        Any input.
+    name
+        The argument's name, for the error message.
+    what
+        What one entry is ("label", "score", ...), for the error message.
+
+    Returns
+    -------
+    ndarray or the input unchanged
+        A new numpy array (never a view of the caller's data) when converted.
+
+    Raises
+    ------
+    ValueError
+        A nullable or pyarrow numeric input holds a missing entry.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> numpy_from_pandas(pd.Series([1, 0, 1], dtype="Int64"), name="y").dtype
+    dtype('int64')
+    >>> numpy_from_pandas(pd.Series([1, None], dtype="boolean"), name="y", what="label")
+    Traceback (most recent call last):
+    ...
+    ValueError: y has a missing label (NaN/NA) at position 1
+    """
+    if isinstance(values, np.ndarray) or not (
+        hasattr(values, "to_numpy") and hasattr(values, "isna")
+    ):
+        return values
+    two_d = getattr(values, "ndim", None) == 2 and hasattr(values, "dtypes")
+    dtypes = list(values.dtypes) if two_d else [getattr(values, "dtype", None)]
+    if all(isinstance(d, np.dtype) for d in dtypes):
+        return values  # numpy-backed: np.asarray reads it as it is
+    numpy_dtypes = [_numeric_numpy_dtype(d) for d in dtypes]
+    if not numpy_dtypes or any(d is None for d in numpy_dtypes):
+        return values  # strings, categoricals, dates: the caller's rule applies
+    missing = np.asarray(values.isna().to_numpy(), dtype=bool)
+    if missing.any():
+        if two_d:
+            row, col = (int(i) for i in np.argwhere(missing)[0])
+            where = f"row {row}, column {values.columns[col]!r}"
+        else:
+            where = f"position {int(np.flatnonzero(missing)[0])}"
+        raise ValueError(f"{name} has a missing {what} (NaN/NA) at {where}")
+    out: NDArray[Any] = values.to_numpy(dtype=np.result_type(*numpy_dtypes), copy=True)
+    return out
 
 
 def _as_array(values: Any, name: str) -> NDArray[Any]:
@@ -49,7 +128,10 @@ def _as_array(values: Any, name: str) -> NDArray[Any]:
             f"{name} must be a sequence of labels, got a single {type(values).__name__}"
         )
     if hasattr(values, "to_numpy") and not isinstance(values, np.ndarray):
-        values = values.to_numpy()  # pandas: extension dtypes become object (pd.NA kept)
+        # nullable/pyarrow numbers: their numpy dtype (a missing entry refused here)
+        values = numpy_from_pandas(values, name=name, what="label")
+    if hasattr(values, "to_numpy") and not isinstance(values, np.ndarray):
+        values = values.to_numpy()  # pandas: other extension dtypes become object
     if isinstance(values, np.ndarray):
         return values
     if np.ndim(values) == 0:
