@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from fmacro.optimize import baselines, evaluation, rcut
+from fmacro.optimize import baselines, evaluation, tune
 from fmacro.optimize.search.domain import domain
 from fmacro.optimize.search.fixed_point import fixed_point
 from fmacro.optimize.search.points import class_points
@@ -84,7 +84,8 @@ def main(argv: list[str] | None = None) -> int:
         ("cyclic (from T_b)", lambda: baselines.cyclic(points=pts)),
         ("global_threshold", lambda: baselines.global_threshold(points=pts)),
         ("proportional (PCut)", lambda: baselines.proportional(points=pts, priors=priors)),
-        ("top_k (RCut)", lambda: rcut.top_k(S_val, Y_val, k_max=40)),
+        ("top_k (RCut)", lambda: baselines.top_k(S_val, Y_val, k_max=40)),
+        ("tune (for new data)", lambda: tune(S_val, Y_val)),
     ]
     header = (
         f"Corel5k: {X_tr.shape[0] - n_val} fit / {n_val} validation (seed {args.seed}) / "
@@ -102,7 +103,7 @@ def main(argv: list[str] | None = None) -> int:
         elapsed = time.perf_counter() - t0
         if res.method == "top_k":
             k = int(res.diagnostics["k"])
-            f_te, mf_te = f_of_predictions(Y_te, rcut.predict_top_k(S_te, k))
+            f_te, mf_te = f_of_predictions(Y_te, res.apply(S_te))
             name = f"{name}, k = {k}"
         else:
             ev = evaluation.evaluate_thresholds(S_te, Y_te, res)
