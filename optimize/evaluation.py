@@ -27,7 +27,7 @@ from fmacro.optimize._inputs import (
     matching_shapes,
     scores_checked,
 )
-from fmacro.optimize.rules import TopK
+from fmacro.optimize.rules import TopK, check_thresholds
 from fmacro.optimize.search.result import ThresholdResult
 from fmacro.validation._values import read_only_copies
 from fmacro.validation.checks import check_beta, check_zero_division, is_sparse
@@ -178,10 +178,11 @@ def evaluate_thresholds(
     labels
         ``(N, n)`` 0/1 indicator, dense or sparse.
     thresholds
-        One per column (positive iff ``score >= threshold``; ``+inf`` never,
-        ``-inf`` always), or a :class:`ThresholdResult` (its ``thresholds``; when it
-        has class names, DataFrame ``scores`` and ``labels`` must have them as their
-        columns, in order).
+        One real number per column (positive iff ``score >= threshold``; ``+inf`` never,
+        ``-inf`` always; NaN, booleans and strings are refused), or a
+        :class:`ThresholdResult` (its ``thresholds``; when it has class names, DataFrame
+        ``scores`` and ``labels`` must have them as their columns, in order, by the
+        class-name rule of :mod:`fmacro.validation.names`).
     beta, zero_division
         F_beta weight (> 0) and the 0/0 value (0.0, 1.0 or nan; with nan, classes
         predicting nothing are left out of the precision average).
@@ -202,19 +203,15 @@ def evaluate_thresholds(
         if isinstance(thresholds.rule, TopK):
             raise ValueError(
                 "thresholds comes from top_k, which has no per-class thresholds; "
-                "use predict_top_k(scores, result.diagnostics['k'])"
+                "predict with result.apply(scores) (each object's top result.rule.k classes)"
             )
         check_frame_columns(scores, thresholds.classes, "scores")
         check_frame_columns(labels, thresholds.classes, "labels")
-        thr = np.array(thresholds.thresholds, dtype=np.float64)
+        values: Any = thresholds.thresholds
     else:
-        thr = np.array(thresholds, dtype=np.float64)
-    if thr.shape != (m,):
-        raise ValueError(
-            f"thresholds must have one entry per class column, shape ({m},), got {thr.shape}"
-        )
-    if np.isnan(thr).any():
-        raise ValueError(f"thresholds contains {int(np.isnan(thr).sum())} NaN value(s)")
+        values = thresholds
+    # real numbers or +-inf, one per column: no NaN (never predicted), no bools, no text
+    thr = check_thresholds(values, "thresholds", n_columns=m)
     s = scores_checked(scores)
     y = label_rows(labels)
     sizes = np.bincount(y.indices, minlength=m).astype(np.int64)

@@ -2,7 +2,8 @@
 
 A result carries its rule as data. :class:`PerClassThresholds` predicts ``score >=
 threshold`` column by column (every method but RCut); :class:`TopK` predicts each object's
-``k`` highest-scored classes (RCut, :func:`fmacro.optimize.top_k`).
+``k`` highest-scored classes (RCut, :func:`fmacro.optimize.top_k`). Each rule knows how many
+columns it was made for and refuses score matrices of another width.
 """
 
 from __future__ import annotations
@@ -18,15 +19,62 @@ from fmacro.validation._values import read_only_copies
 from fmacro.validation.checks import is_sparse
 from fmacro.validation.counts import frozen_array
 
-__all__ = ["PerClassThresholds", "TopK", "check_k", "predict_top_k", "top_entries"]
+__all__ = [
+    "PerClassThresholds",
+    "TopK",
+    "check_k",
+    "check_thresholds",
+    "predict_top_k",
+    "top_entries",
+]
 
 
-def _read_only_float(values: Any) -> NDArray[np.float64]:
-    return frozen_array(values, np.float64)
+def check_thresholds(
+    values: Any, name: str = "thresholds", n_columns: int | None = None
+) -> NDArray[np.float64]:
+    """``values`` as read-only float64 thresholds: one per column, each a number or +-inf.
+
+    ``+inf`` never predicts a column and ``-inf`` predicts every object; NaN is no threshold
+    (``score >= nan`` is never true, so the column would silently never be predicted).
+
+    Raises
+    ------
+    TypeError
+        ``values`` are not numbers (booleans, strings, objects, complex numbers).
+    ValueError
+        ``values`` are not 1-D with ``n_columns`` entries (at least one), or hold NaN.
+    """
+    arr = np.asarray(values)
+    if arr.dtype.kind not in "iuf":
+        raise TypeError(
+            f"{name} must be real numbers (one threshold per column), got dtype {arr.dtype}"
+        )
+    if n_columns is not None and arr.shape != (n_columns,):
+        raise ValueError(
+            f"{name} must have one entry per class column, shape ({n_columns},), got {arr.shape}"
+        )
+    if arr.ndim != 1 or arr.size == 0:
+        raise ValueError(
+            f"{name} must be a 1-D array with one threshold per column, got shape {arr.shape}"
+        )
+    out = frozen_array(arr, np.float64)
+    nan = np.isnan(out)
+    if nan.any():
+        where = np.flatnonzero(nan)
+        raise ValueError(
+            f"{name} contains {where.size} NaN value(s) (column(s) {where[:5].tolist()}"
+            f"{' ...' if where.size > 5 else ''}); a threshold is a number, +inf (never "
+            "predict the column) or -inf (always)"
+        )
+    return out
 
 
 def _checked_k(k: object) -> int:
     return check_k(k, "k")
+
+
+def _checked_width(n_columns: object) -> int | None:
+    return None if n_columns is None else check_k(n_columns, "n_columns")
 
 
 @read_only_copies
@@ -38,7 +86,7 @@ class PerClassThresholds:
     score matrix does not store).
     """
 
-    thresholds: NDArray[np.float64] = attrs.field(converter=_read_only_float)
+    thresholds: NDArray[np.float64] = attrs.field(converter=check_thresholds)
 
     def apply(self, scores: Any) -> NDArray[np.bool_]:
         """Dense bool predictions ``(N, n_columns)`` for dense or scipy sparse ``scores``."""
@@ -60,12 +108,30 @@ class PerClassThresholds:
 
 @attrs.frozen
 class TopK:
-    """Predict each object's ``k`` highest-scored classes (RCut); see :func:`predict_top_k`."""
+    """Predict each object's ``k`` highest-scored classes (RCut); see :func:`predict_top_k`.
+
+    ``n_columns`` is the width of the score matrices the rule was tuned on: scores of another
+    width are refused (``k`` is at most ``n_columns``). A :class:`ThresholdResult
+    <fmacro.optimize.ThresholdResult>` always fills it in; a bare ``TopK(k)`` without it takes
+    scores of any width.
+    """
 
     k: int = attrs.field(converter=_checked_k)
+    n_columns: int | None = attrs.field(default=None, converter=_checked_width)
+
+    @n_columns.validator
+    def _k_fits(self, _attribute: Any, value: int | None) -> None:
+        if value is not None and self.k > value:
+            raise ValueError(f"k must be at most n_columns ({value}), got k={self.k}")
 
     def apply(self, scores: Any) -> NDArray[np.bool_]:
         """Dense bool predictions ``(N, n_columns)``."""
+        if self.n_columns is not None:
+            shape = matrix_shape(scores, "scores")
+            if shape[1] != self.n_columns:
+                raise ValueError(
+                    f"scores must have shape (n_samples, {self.n_columns}), got {shape}"
+                )
         return predict_top_k(scores, self.k)
 
 

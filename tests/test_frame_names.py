@@ -84,8 +84,12 @@ def test_scores_and_labels_with_different_columns_are_refused() -> None:
     s_frame, y_frame = pd.DataFrame(s, columns=NAMES), pd.DataFrame(y, columns=NAMES)
     with pytest.raises(ValueError, match="scores and labels are DataFrames with different"):
         tune(s_frame, y_frame[NAMES[::-1]])
-    with pytest.raises(ValueError, match=r"labels\[scores.columns\]"):
+    # a renamed column: labels[scores.columns] would raise KeyError, so it is not suggested
+    with pytest.raises(ValueError, match="give them the same classes as columns or pass arrays"):
         fixed_point(s_frame, y_frame.rename(columns={"fall": "autumn"}))
+    # the same columns in another order: the suggested labels[scores.columns] aligns them
+    with pytest.raises(ValueError, match=r"labels\[scores.columns\]"):
+        fixed_point(s_frame, y_frame[NAMES[::-1]])
 
 
 def test_apply_checks_the_columns_of_a_dataframe() -> None:
@@ -129,7 +133,7 @@ def test_integer_column_names_round_trip_through_json(tmp_path: Any) -> None:
     s, y = _data()
     columns = [10, 20, 30, 40]
     result = tune(pd.DataFrame(s, columns=columns), y)
-    assert result.classes == ("10", "20", "30", "40")
+    assert result.classes == (10, 20, 30, 40)  # names keep their kind
     path = tmp_path / "t.json"
     result.save(path)
     loaded = ThresholdResult.load(path)

@@ -10,7 +10,9 @@ The record::
     beta, n_samples  (n_samples: the total weight when weighted)
     weighted         true when the counts are sums of sample weights (floats)
     zero_division    0.0, 1.0, or the string "nan" (the policy)
-    classes          class names (binary: the positive label)
+    classes          class names as text, str() of each (binary: the positive label);
+                     the per_class rows come in the same order, so position tells apart
+                     two names with the same text (multi-label columns 1 and "1")
     per_class        [{class, precision, recall, f, support, tp, fp, fn}, ...]
     averages         {micro, macro, weighted, f_macro: {precision, recall, f}}
                      (f_macro: macro precision, macro recall and F of the two)
@@ -22,6 +24,10 @@ The record::
 
 An *undefined value* (a 0/0 measure under ``zero_division=nan``, or an average over no
 defined class) is ``null``; the policy itself is written ``"nan"``, so the two never mix.
+
+The record is a report (the JSON of ``fmacro evaluate``): class names are written as text.
+The DataFrame keeps them as the validation holds them (``1`` and ``"1"`` are two rows), as
+:mod:`fmacro.validation.names` has it for DataFrames.
 """
 
 from __future__ import annotations
@@ -179,6 +185,20 @@ def validation_record(v: Any) -> dict[str, Any]:
     raise TypeError(f"v must be a fmacro validation, got {type(v).__name__}")
 
 
+def _class_names(v: Any) -> list[Any]:
+    """The class names of a validation, as it holds them (numpy scalars as Python ones)."""
+    from fmacro.validation.binary import BinFValidation
+    from fmacro.validation.multiclass import MultiFValidation
+
+    if isinstance(v, BinFValidation):
+        names: Any = [v.positive]
+    elif isinstance(v, MultiFValidation):
+        names = v.classes
+    else:
+        names = v.labels if v.labels is not None else range(v.n_labels)
+    return [c.item() if isinstance(c, np.generic) else c for c in names]
+
+
 def validation_frame(v: Any) -> pd.DataFrame:
     """Per-class rows, then ``micro avg``, ``macro avg``, ``weighted avg`` and ``F-macro``.
 
@@ -193,15 +213,19 @@ def validation_frame(v: Any) -> pd.DataFrame:
         raise ImportError("to_pandas needs pandas: pip install pandas") from exc
     record = validation_record(v)
     support = sum(row["support"] for row in record["per_class"])
-    rows = {row["class"]: {k: row[k] for k in row if k != "class"} for row in record["per_class"]}
+    # Rows by position, named by the validation's own class names: keyed by the record's
+    # text, two names with the same text (1 and "1") would merge into one row.
+    index: list[Any] = list(_class_names(v))
+    rows = [{k: row[k] for k in row if k != "class"} for row in record["per_class"]]
     labels = {"micro": "micro avg", "macro": "macro avg", "weighted": "weighted avg"}
     labels["f_macro"] = "F-macro"
     pooled = {k: sum(row[k] for row in record["per_class"]) for k in ("tp", "fp", "fn")}
     for key, label in labels.items():
         # micro pools the counts, so its row carries them; other averages have none.
         counts = pooled if key == "micro" else {}
-        rows[label] = {**record["averages"][key], "support": support, **counts}
-    frame = pd.DataFrame.from_dict(rows, orient="index")
+        rows.append({**record["averages"][key], "support": support, **counts})
+        index.append(label)
+    frame = pd.DataFrame(rows, index=pd.Index(index, dtype=object))
     frame = frame[["precision", "recall", "f", "support", "tp", "fp", "fn"]]
     floats = dict.fromkeys(("precision", "recall", "f"), "float64")
     return frame.astype({**floats, **dict.fromkeys(("support", "tp", "fp", "fn"), "Int64")})

@@ -1,4 +1,11 @@
-"""The frozen result every threshold-search method returns."""
+"""The frozen result every threshold-search method returns, and its saved record.
+
+A :class:`ThresholdResult` always satisfies the schema of its JSON record
+(:meth:`ThresholdResult.to_dict` documents it field by field): the constructor, hence
+:func:`attrs.evolve`, :meth:`ThresholdResult.from_dict` and :meth:`ThresholdResult.load`
+refuse anything else, so a result read from a file or changed by ``evolve`` predicts exactly
+what its fields say. Class names follow :mod:`fmacro.validation.names`.
+"""
 
 from __future__ import annotations
 
@@ -17,19 +24,12 @@ from numpy.typing import ArrayLike, NDArray
 from fmacro.optimize._frames import check_frame_columns
 from fmacro.optimize.rules import PerClassThresholds, TopK
 from fmacro.optimize.search.points import ClassPoints, check_cuts
-from fmacro.validation.checks import check_beta
+from fmacro.validation.checks import check_beta, check_zero_division
 from fmacro.validation.counts import frozen_array
 from fmacro.validation.measures import f_beta_from_pr
+from fmacro.validation.names import ClassName, check_class_names, names_from_json, names_to_json
 
 __all__ = ["ThresholdResult", "evaluate_cuts", "freeze_mapping", "macro_pr"]
-
-
-def _ro_float(arr: Any) -> NDArray[np.float64]:
-    return frozen_array(arr, np.float64)
-
-
-def _ro_int(arr: Any) -> NDArray[np.int64]:
-    return frozen_array(arr, np.int64)
 
 
 def _freeze_value(value: Any) -> Any:
@@ -55,24 +55,157 @@ def thaw_mapping(values: Mapping[str, Any]) -> dict[str, Any]:
 _FORMAT = "fmacro.thresholds"
 _VERSION = 1
 _SCORE_FIELDS = ("f", "precision", "recall", "upper_bound", "gap")
+_FIELDS = (
+    "format",
+    "version",
+    "method",
+    "rule",
+    "classes",
+    "thresholds",
+    "cuts",
+    "beta",
+    "zero_division",
+    *_SCORE_FIELDS,
+    "diagnostics",
+)
+_OPTIONAL_FIELDS = ("classes", "diagnostics")
+# Diagnostics are method extras of a few levels; deeper nesting is refused, not recursed into.
+_MAX_DEPTH = 32
+# F_beta(P, R) computed in floats can exceed 1 by an ulp (and weighted sums by a little more).
+_ROUNDING = 1e-9
+_INT64_RANGE = (-(2**63), 2**63 - 1)
 
 
-def _class_names(values: Any) -> tuple[str, ...] | None:
+def _show(value: Any) -> str:
+    """A short rendering of a bad value for an error message (never a huge repr)."""
+    if value is None or isinstance(value, bool):
+        return repr(value)
+    if isinstance(value, int):
+        return repr(value) if abs(value) < 10**30 else f"an integer of {value.bit_length()} bits"
+    if isinstance(value, (float, str)):
+        text = repr(value)
+        return text if len(text) <= 60 else text[:57] + "..."
+    return f"a {type(value).__name__}"
+
+
+def _bad(field: str, expected: str, got: Any) -> ValueError:
+    return ValueError(f"thresholds record field {field!r}: expected {expected}, got {_show(got)}")
+
+
+def _real(value: Any, name: str) -> float:
+    """A real number (Python or numpy, not bool, not text) as a float."""
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        value = value[()]
+    if isinstance(value, (bool, np.bool_)) or not isinstance(
+        value, (int, float, np.integer, np.floating)
+    ):
+        raise TypeError(f"{name} must be a real number, got {type(value).__name__}")
+    try:
+        return float(value)
+    except OverflowError:
+        raise ValueError(f"{name} is outside the float range") from None
+
+
+# One named converter per field (mypy's attrs plugin takes named functions only).
+def _precision(value: Any) -> float:
+    return _real(value, "precision")
+
+
+def _recall(value: Any) -> float:
+    return _real(value, "recall")
+
+
+def _f(value: Any) -> float:
+    return _real(value, "f")
+
+
+def _upper_bound(value: Any) -> float:
+    return _real(value, "upper_bound")
+
+
+def _gap(value: Any) -> float:
+    return _real(value, "gap")
+
+
+def _threshold_values(values: Any) -> NDArray[np.float64]:
+    """Converter of ``thresholds``: real numbers as a read-only float64 copy.
+
+    NaN passes here (a ``top_k`` result's thresholds are all NaN); which values a result
+    may hold is checked against its rule once every field is set.
+    """
+    arr = np.asarray(values)
+    if arr.dtype.kind not in "iuf":
+        raise TypeError(
+            f"thresholds must be real numbers (one per class column), got dtype {arr.dtype}"
+        )
+    return frozen_array(arr, np.float64)
+
+
+def _cut_values(values: Any) -> NDArray[np.int64]:
+    """Converter of ``cuts``: integers (integral floats too) as a read-only int64 copy."""
+    arr = np.asarray(values)
+    if arr.dtype.kind == "f":
+        integral = np.isfinite(arr) & (arr == np.round(arr)) & (np.abs(arr) < 2.0**63)
+        if not integral.all():
+            bad = arr[~integral].ravel()[0]
+            raise ValueError(f"cuts must be integers, got {float(bad)!r}")
+    elif arr.dtype.kind == "u":
+        if arr.size and int(arr.max()) > _INT64_RANGE[1]:
+            raise ValueError("cuts must be integers in the int64 range")
+    elif arr.dtype.kind != "i" and not (arr.size == 0 and arr.dtype.kind in "fO"):
+        raise TypeError(f"cuts must be integers (one cut per kept class), got dtype {arr.dtype}")
+    return frozen_array(arr, np.int64)
+
+
+def _method_name(value: Any) -> str:
+    if not isinstance(value, str):
+        raise TypeError(f"method must be a str (the method's name), got {type(value).__name__}")
+    if not value:
+        raise ValueError("method must name the method, got an empty str")
+    return value
+
+
+def _json_safe(value: Any, where: str, depth: int) -> None:
+    """Refuse a diagnostics value without a JSON form, or nested deeper than ``_MAX_DEPTH``."""
+    if depth > _MAX_DEPTH:
+        raise ValueError(f"diagnostics nest deeper than {_MAX_DEPTH} levels (at {where[:80]}...)")
+    if value is None or isinstance(
+        value, (str, bool, int, float, np.bool_, np.integer, np.floating)
+    ):
+        return
+    if isinstance(value, np.ndarray):
+        if value.dtype.kind == "O":
+            for i, item in enumerate(value.ravel().tolist()):
+                _json_safe(item, f"{where}[{i}]", depth + 1)
+        elif value.dtype.kind not in "biufUS":
+            raise TypeError(f"{where} must hold JSON values, got an array of dtype {value.dtype}")
+        return
+    if isinstance(value, Mapping):
+        for key, item in value.items():
+            _json_safe(item, f"{where}[{key!r}]", depth + 1)
+        return
+    if isinstance(value, (list, tuple)):
+        for i, item in enumerate(value):
+            _json_safe(item, f"{where}[{i}]", depth + 1)
+        return
+    raise TypeError(
+        f"{where} must be a JSON value (number, str, bool, None, array, list or mapping), "
+        f"got {type(value).__name__}"
+    )
+
+
+def _diagnostics(values: Mapping[str, Any] | None) -> Mapping[str, Any]:
+    """Converter of ``diagnostics``: a read-only mapping of JSON values (saved as they are)."""
     if values is None:
-        return None
-    if isinstance(values, str):
-        raise TypeError("classes must be a sequence of names, got a single str")
-    return tuple(str(v) for v in values)
+        return MappingProxyType({})
+    if not isinstance(values, Mapping):
+        raise TypeError(f"diagnostics must be a mapping, got {type(values).__name__}")
+    _json_safe(values, "diagnostics", 0)
+    return freeze_mapping(values)
 
 
 def _json_float(x: float) -> float | str:
     return x if math.isfinite(x) else str(x)  # 'inf', '-inf', 'nan'
-
-
-def _from_json_float(x: float | str) -> float:
-    if isinstance(x, str) and x not in ("inf", "-inf", "nan"):
-        raise ValueError(f"expected a number or 'inf', '-inf', 'nan', got {x!r}")
-    return float(x)
 
 
 def _json_value(value: Any) -> Any:
@@ -91,18 +224,116 @@ def _json_value(value: Any) -> Any:
     return value
 
 
-def _from_json_value(value: Any) -> Any:
+# --------------------------------------------------------------------------- reading a record
+
+
+def _number_field(value: Any, field: str, words: tuple[str, ...], expected: str) -> float:
+    """A JSON number, or one of the strings ``words`` ('inf', '-inf', 'nan') as a float."""
+    if isinstance(value, str) and value in words:
+        return float(value)
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise _bad(field, expected, value)
+    try:
+        return float(value)
+    except OverflowError:
+        raise _bad(field, f"{expected} (in the float range)", value) from None
+
+
+def _rule_from_json(spec: Any) -> TopK | None:
+    expected = "{'kind': 'per_class_thresholds'} or {'kind': 'top_k', 'k': K}"
+    if not isinstance(spec, Mapping):
+        raise _bad("rule", expected, spec)
+    kind = spec.get("kind")
+    allowed = {"per_class_thresholds": {"kind"}, "top_k": {"kind", "k"}}
+    if not isinstance(kind, str) or kind not in allowed:
+        raise ValueError(
+            f"thresholds record field 'rule': unknown decision rule kind {_show(kind)}; "
+            f"expected {expected}"
+        )
+    extra = [repr(k) for k in spec if k not in allowed[kind]]
+    if extra:
+        raise _bad("rule", f"{expected} without other keys", f"the key(s) {', '.join(extra)}")
+    if kind == "per_class_thresholds":
+        return None
+    if "k" not in spec:
+        raise _bad("rule", expected, "a top_k rule without 'k'")
+    k = spec["k"]
+    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+        raise _bad("rule.k", "a positive integer (at most the number of columns)", k)
+    return TopK(k)
+
+
+def _thresholds_from_json(values: Any, top_k: bool) -> NDArray[np.float64]:
+    if not isinstance(values, list):
+        raise _bad("thresholds", "a list with one threshold per class column", values)
+    words = ("inf", "-inf", "nan") if top_k else ("inf", "-inf")
+    expected = (
+        "'nan' (a top_k result has no per-class thresholds)"
+        if top_k
+        else "a number, 'inf' (never predict) or '-inf' (always predict)"
+    )
+    out = np.empty(len(values), dtype=np.float64)
+    for i, t in enumerate(values):
+        out[i] = _number_field(t, f"thresholds[{i}]", words, expected)
+    return out
+
+
+def _cuts_from_json(values: Any) -> NDArray[np.int64]:
+    if not isinstance(values, list):
+        raise _bad("cuts", "a list with one cut (an integer) per kept class", values)
+    out = np.empty(len(values), dtype=np.int64)
+    low, high = _INT64_RANGE
+    for i, c in enumerate(values):
+        integral = isinstance(c, int) or (isinstance(c, float) and c.is_integer())
+        if isinstance(c, bool) or not integral or not low <= c <= high:
+            raise _bad(f"cuts[{i}]", "an integer (0 = the empty cut; -1 in a top_k result)", c)
+        out[i] = int(c)
+    return out
+
+
+def _classes_from_json(values: Any) -> tuple[ClassName, ...] | None:
+    try:
+        return names_from_json(values, "classes")
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"thresholds record field 'classes': {exc}") from None
+
+
+def _zero_division_from_json(value: Any) -> float:
+    if isinstance(value, str) and value == "nan":
+        return math.nan
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise _bad("zero_division", "0, 1 or 'nan'", value)
+    if math.isnan(value) or value in (0, 1):
+        return float(value)
+    raise _bad("zero_division", "0, 1 or 'nan'", value)
+
+
+def _from_json_value(value: Any, where: str, depth: int) -> Any:
+    if depth > _MAX_DEPTH:
+        raise ValueError(
+            f"thresholds record field 'diagnostics': nested deeper than {_MAX_DEPTH} levels"
+        )
     if isinstance(value, Mapping):
-        return {k: _from_json_value(v) for k, v in value.items()}
+        out = {}
+        for k, v in value.items():
+            if not isinstance(k, str):
+                raise _bad(where, "an object with string keys", f"the key {_show(k)}")
+            out[k] = _from_json_value(v, f"{where}[{k!r}]", depth + 1)
+        return out
     if isinstance(value, list):
-        items = [_from_json_value(v) for v in value]
-        numeric = (
-            all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in items) and items
+        items = [_from_json_value(v, f"{where}[{i}]", depth + 1) for i, v in enumerate(value)]
+        low, high = _INT64_RANGE
+        numeric = bool(items) and all(
+            (isinstance(v, int) and not isinstance(v, bool) and low <= v <= high)
+            or isinstance(v, float)
+            for v in items
         )
         return np.asarray(items) if numeric else items
-    if value in ("inf", "-inf", "nan"):
-        return float(value)
-    return value
+    if isinstance(value, str):
+        return float(value) if value in ("inf", "-inf", "nan") else value
+    if value is None or isinstance(value, (bool, int, float)):
+        return value
+    raise _bad(where, "a JSON value", value)
 
 
 def _rebuild_result(fields: dict[str, Any]) -> ThresholdResult:
@@ -137,16 +368,22 @@ def evaluate_cuts(
 class ThresholdResult:
     """Thresholds found by one method, with their F-macro and (maybe) a certificate.
 
+    Every result satisfies the schema of :meth:`to_dict` (checked on construction, so also
+    by :func:`attrs.evolve`); in particular its :attr:`rule` is derived from its fields and
+    can never disagree with ``thresholds``.
+
     Attributes
     ----------
     thresholds : ndarray of float64, shape (n_columns,)
         One per ORIGINAL class column, in score space: predict positive iff
         ``score >= threshold``. Columns excluded from the optimization (no positives)
-        get ``+inf`` (never predicted); ``-inf`` predicts every object.
+        get ``+inf`` (never predicted); ``-inf`` predicts every object. Never NaN, except in
+        a ``top_k`` result, which has no per-class thresholds (all NaN).
     cuts : ndarray of int64, shape (n_classes,)
         Chosen cut of each kept class: its number among ALL cuts of the class's ranking
         (0 = empty), also when the search ran on points built with ``dominated="drop"``;
         :meth:`ClassPoints.local_cuts` maps it to an index into any points of the data.
+        ``n_classes <= n_columns``; a ``top_k`` result cuts no ranking (all -1).
     precision, recall, f : float
         Macro precision P, macro recall R and F_beta(P, R) on the data searched.
     upper_bound : float
@@ -158,39 +395,123 @@ class ThresholdResult:
     beta : float
     zero_division : float
     diagnostics : Mapping
-        Read-only method-specific extras (arrays are read-only).
+        Read-only method-specific extras (arrays are read-only), JSON values only.
     rule : PerClassThresholds or TopK
-        How :meth:`apply` predicts new data: per-class ``score >= threshold`` (the
-        default, built from ``thresholds``), or each object's top ``k`` classes (RCut).
-    classes : tuple of str, or None
-        Name of each threshold column: the columns of DataFrame scores or labels the
-        method was given (:meth:`with_classes` sets them otherwise). When known,
-        :meth:`apply` and :func:`~fmacro.optimize.evaluate_thresholds` check a
-        DataFrame's columns against them, and :meth:`save` keeps them.
+        How :meth:`apply` predicts new data: per-class ``score >= threshold`` (built from
+        ``thresholds``; the default), or each object's top ``k`` classes (RCut, given as
+        ``rule=TopK(k)``). Both know the number of columns and refuse scores of another
+        width. Passing ``rule=PerClassThresholds(t)`` is allowed only with ``t`` equal to
+        ``thresholds``; ``attrs.evolve(result, thresholds=new)`` gives a result that
+        predicts with ``new``.
+    classes : tuple of str, int, float or bool, or None
+        Name of each threshold column, by the class-name rule of
+        :mod:`fmacro.validation.names` (kinds kept: ``1`` and ``"1"`` are different
+        names; unique): the columns of DataFrame scores or labels the method was given
+        (:meth:`with_classes` sets them otherwise). When known, :meth:`apply` and
+        :func:`~fmacro.optimize.evaluate_thresholds` check a DataFrame's columns against
+        them, and :meth:`save` keeps them.
     """
 
-    thresholds: NDArray[np.float64] = attrs.field(converter=_ro_float)
-    cuts: NDArray[np.int64] = attrs.field(converter=_ro_int)
-    precision: float = attrs.field(converter=float)
-    recall: float = attrs.field(converter=float)
-    f: float = attrs.field(converter=float)
-    upper_bound: float = attrs.field(converter=float)
-    gap: float = attrs.field(converter=float)
-    method: str = attrs.field(converter=str)
-    beta: float = attrs.field(converter=float)
-    zero_division: float = attrs.field(converter=float)
-    diagnostics: Mapping[str, Any] = attrs.field(converter=freeze_mapping, factory=dict)
-    rule: PerClassThresholds | TopK = attrs.field(
-        default=attrs.Factory(lambda self: PerClassThresholds(self.thresholds), takes_self=True)
-    )
-    classes: tuple[str, ...] | None = attrs.field(default=None, converter=_class_names)
+    thresholds: NDArray[np.float64] = attrs.field(converter=_threshold_values)
+    cuts: NDArray[np.int64] = attrs.field(converter=_cut_values)
+    precision: float = attrs.field(converter=_precision)
+    recall: float = attrs.field(converter=_recall)
+    f: float = attrs.field(converter=_f)
+    upper_bound: float = attrs.field(converter=_upper_bound)
+    gap: float = attrs.field(converter=_gap)
+    method: str = attrs.field(converter=_method_name)
+    beta: float = attrs.field(converter=check_beta)
+    zero_division: float = attrs.field(converter=check_zero_division)
+    diagnostics: Mapping[str, Any] = attrs.field(converter=_diagnostics, factory=dict)
+    # The rule as given (``rule=``), normalized: None for per-class thresholds (derived from
+    # ``thresholds``, so ``evolve`` carries no stale copy of them), a TopK with its width.
+    _rule: PerClassThresholds | TopK | None = attrs.field(default=None, alias="rule", repr=False)
+    rule: PerClassThresholds | TopK = attrs.field(init=False)
+    classes: tuple[ClassName, ...] | None = attrs.field(default=None, converter=check_class_names)
 
-    @classes.validator
-    def _one_name_per_threshold(self, _attribute: Any, value: tuple[str, ...] | None) -> None:
-        if value is not None and len(value) != self.thresholds.shape[0]:
+    def __attrs_post_init__(self) -> None:
+        n = self._check_thresholds_and_rule()
+        self._check_cuts(n)
+        self._check_scores()
+        if self.classes is not None and len(self.classes) != n:
             raise ValueError(
-                f"classes must name each of the {self.thresholds.shape[0]} threshold columns, "
-                f"got {len(value)} names"
+                f"classes must name each of the {n} threshold columns, "
+                f"got {len(self.classes)} names"
+            )
+
+    def _check_thresholds_and_rule(self) -> int:
+        """Check ``thresholds`` against the rule; set ``rule``; return the number of columns."""
+        shape = self.thresholds.shape
+        if len(shape) != 1 or shape[0] == 0:
+            raise ValueError(
+                f"thresholds must be a 1-D array with one entry per class column, got shape {shape}"
+            )
+        n = int(shape[0])
+        given = self._rule
+        applied: PerClassThresholds | TopK
+        if given is None or isinstance(given, PerClassThresholds):
+            # refuses NaN: a NaN column would silently never be predicted
+            applied = PerClassThresholds(self.thresholds)
+            if given is not None and not np.array_equal(given.thresholds, self.thresholds):
+                raise ValueError(
+                    "rule holds other thresholds than thresholds; a per-class result predicts "
+                    "with its own thresholds: leave rule out"
+                )
+            spec: TopK | None = None
+        elif isinstance(given, TopK):
+            if given.n_columns is None:
+                given = TopK(given.k, n)  # refuses k > n
+            elif given.n_columns != n:
+                raise ValueError(
+                    f"rule is a top_k rule for {given.n_columns} columns, but thresholds has "
+                    f"{n} entries"
+                )
+            if not np.isnan(self.thresholds).all():
+                raise ValueError(
+                    "a top_k result has no per-class thresholds: its thresholds must all be "
+                    "NaN (it predicts each object's top k classes: result.apply)"
+                )
+            spec = applied = given
+        else:
+            raise TypeError(
+                f"rule must be a PerClassThresholds, a TopK or None, got {type(given).__name__}"
+            )
+        object.__setattr__(self, "_rule", spec)
+        object.__setattr__(self, "rule", applied)
+        return n
+
+    def _check_cuts(self, n: int) -> None:
+        cuts = self.cuts
+        if cuts.ndim != 1 or not 1 <= cuts.shape[0] <= n:
+            raise ValueError(
+                f"cuts must hold one cut per kept class: 1 to {n} (the number of columns) "
+                f"entries, got shape {cuts.shape}"
+            )
+        if isinstance(self.rule, TopK):
+            if (cuts != -1).any():
+                raise ValueError(
+                    f"cuts of a top_k result must all be -1 (it cuts no ranking), got "
+                    f"{int(cuts[cuts != -1][0])}"
+                )
+        elif (cuts < 0).any():
+            raise ValueError(
+                f"cuts must be non-negative (0 = the empty cut), got {int(cuts[cuts < 0][0])}"
+            )
+
+    def _check_scores(self) -> None:
+        for name in ("precision", "recall", "f"):
+            value = getattr(self, name)
+            if not (math.isnan(value) or 0.0 <= value <= 1.0 + _ROUNDING):
+                raise ValueError(f"{name} must be in [0, 1] or NaN, got {value!r}")
+        ub = self.upper_bound
+        if not (math.isnan(ub) or (math.isfinite(ub) and ub >= 0.0)):
+            raise ValueError(
+                f"upper_bound must be a finite number >= 0, or NaN (no bound), got {ub!r}"
+            )
+        gap = ub - self.f
+        if not (self.gap == gap or (math.isnan(self.gap) and math.isnan(gap))):
+            raise ValueError(
+                f"gap must be upper_bound - f ({gap!r}), got {self.gap!r}; change them together"
             )
 
     def save(self, path: str | os.PathLike[str]) -> None:
@@ -212,12 +533,23 @@ class ThresholdResult:
 
     @classmethod
     def load(cls, path: str | os.PathLike[str]) -> ThresholdResult:
-        """Read a result written by :meth:`save` as ``.json``."""
+        """Read a result written by :meth:`save` as ``.json``, checked as :meth:`to_dict` says.
+
+        Raises
+        ------
+        ValueError
+            An unreadable file, or a record that breaks the schema (the message names the
+            file and the field).
+        """
         source = Path(path)
         try:
             data = json.loads(source.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        except (OSError, ValueError) as exc:  # JSONDecodeError and UnicodeDecodeError too
             raise ValueError(f"{path}: not a readable thresholds JSON file ({exc})") from None
+        except RecursionError:
+            raise ValueError(
+                f"{path}: not a readable thresholds JSON file (nested too deeply)"
+            ) from None
         try:
             return cls.from_dict(data)
         except ValueError as exc:
@@ -260,14 +592,65 @@ class ThresholdResult:
         return frame
 
     def with_classes(self, classes: Any) -> ThresholdResult:
-        """The same result with column names (one per threshold), kept when saved."""
+        """The same result with column names (one per threshold), kept when saved.
+
+        Names follow :func:`fmacro.validation.names.check_class_names`: kinds kept, unique.
+        """
         return attrs.evolve(self, classes=classes)
 
     def to_dict(self) -> dict[str, Any]:
-        """A JSON-safe dict of the result (see :func:`fmacro.optimize.io.save_thresholds`).
+        """A JSON-safe dict of the result: the record :meth:`save` writes (version 1).
 
         Non-finite floats (``+inf`` = never predict, ``-inf`` = always, ``nan``) are written
         as the strings ``"inf"``, ``"-inf"`` and ``"nan"``: JSON has no such numbers.
+
+        The schema, field by field (:meth:`from_dict`, :meth:`load` and the constructor
+        refuse a record or result that breaks it, with a ``ValueError`` naming the field):
+
+        ``format``
+            ``"fmacro.thresholds"``.
+        ``version``
+            ``1``.
+        ``method``
+            A non-empty string: the method that found the thresholds.
+        ``rule``
+            ``{"kind": "per_class_thresholds"}`` (predict ``score >= threshold``) or
+            ``{"kind": "top_k", "k": K}`` (each object's ``K`` highest-scored classes), ``K``
+            an integer from 1 to the number of columns. No other keys.
+        ``classes``
+            ``null``, or one name per threshold column, unique, each a string, number or
+            boolean (``null`` for a missing name): names keep their kind, so ``1`` and
+            ``"1"`` are different classes (:mod:`fmacro.validation.names`). Optional
+            (absent = ``null``).
+        ``thresholds``
+            A list, one entry per class column (at least one). Per-class rule: each a
+            finite number, ``"inf"`` (never predict the column) or ``"-inf"`` (always);
+            no NaN, booleans or other strings (a number beyond the float range, such as
+            ``1e999``, reads as ``+-inf``, which predicts the same). ``top_k`` rule: all
+            ``"nan"`` (it has no per-class thresholds).
+        ``cuts``
+            A list of integers, one per kept class (the classes averaged: those with a
+            positive, or all of them with ``empty_classes="include"``), so 1 to
+            ``len(thresholds)`` entries. Per-class rule: each ``>= 0``, the chosen cut's
+            number among all cuts of the class's ranking (0 = the empty cut). ``top_k``
+            rule: all ``-1``.
+        ``beta``
+            A finite number ``> 0``.
+        ``zero_division``
+            ``0``, ``1`` or ``"nan"``.
+        ``precision``, ``recall``, ``f``
+            Numbers in ``[0, 1]`` (``f`` may exceed 1 by rounding, at most ``1e-9``) or
+            ``"nan"``.
+        ``upper_bound``
+            A finite number ``>= 0``, or ``"nan"`` (no bound).
+        ``gap``
+            ``upper_bound - f`` exactly, ``"nan"`` when either is NaN.
+        ``diagnostics``
+            A JSON object of method-specific extras, nested at most 32 levels; lists of
+            numbers are read back as numpy arrays. Optional (absent = ``{}``).
+
+        No other fields are allowed. Version-1 files written by earlier fmacro releases,
+        whose class names are all strings, read unchanged.
         """
         rule: dict[str, Any] = (
             {"kind": "top_k", "k": self.rule.k}
@@ -279,7 +662,7 @@ class ThresholdResult:
             "version": _VERSION,
             "method": self.method,
             "rule": rule,
-            "classes": None if self.classes is None else list(self.classes),
+            "classes": None if self.classes is None else names_to_json(self.classes),
             "thresholds": [_json_float(t) for t in self.thresholds.tolist()],
             "cuts": self.cuts.tolist(),
             "beta": self.beta,
@@ -294,34 +677,61 @@ class ThresholdResult:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> ThresholdResult:
-        """Inverse of :meth:`to_dict` (lists of numbers in ``diagnostics`` become arrays)."""
+        """Inverse of :meth:`to_dict`, checked against its schema.
+
+        Lists of numbers in ``diagnostics`` become arrays.
+
+        Raises
+        ------
+        ValueError
+            ``data`` is not a thresholds record of a supported version, or a field breaks
+            the schema (the message names it).
+        """
         if not isinstance(data, Mapping) or data.get("format") != _FORMAT:
             raise ValueError(f"not an fmacro thresholds record (expected format {_FORMAT!r})")
-        if data.get("version") != _VERSION:
+        version = data.get("version")
+        if isinstance(version, bool) or version != _VERSION:
             raise ValueError(
-                f"thresholds record version {data.get('version')!r} is not supported "
+                f"thresholds record version {_show(version)} is not supported "
                 f"(this fmacro reads version {_VERSION})"
             )
+        unknown = [_show(k) for k in data if k not in _FIELDS]
+        if unknown:
+            raise ValueError(
+                f"thresholds record has unknown field(s) {', '.join(unknown)}; "
+                f"version {_VERSION} has {', '.join(_FIELDS)}"
+            )
+        missing = [k for k in _FIELDS if k not in data and k not in _OPTIONAL_FIELDS]
+        if missing:
+            raise ValueError(
+                f"thresholds record is missing or has a bad field: no {', '.join(missing)}"
+            )
+        method = data["method"]
+        if not isinstance(method, str) or not method:
+            raise _bad("method", "the method's name (a non-empty string)", method)
+        rule = _rule_from_json(data["rule"])
+        diagnostics = data.get("diagnostics", {})
+        if not isinstance(diagnostics, Mapping):
+            raise _bad("diagnostics", "an object", diagnostics)
+        scores = {
+            k: _number_field(data[k], k, ("inf", "-inf", "nan"), "a number or 'inf', '-inf', 'nan'")
+            for k in _SCORE_FIELDS
+        }
+        fields: dict[str, Any] = {
+            "thresholds": _thresholds_from_json(data["thresholds"], rule is not None),
+            "cuts": _cuts_from_json(data["cuts"]),
+            "method": method,
+            "beta": _number_field(data["beta"], "beta", (), "a finite number > 0"),
+            "zero_division": _zero_division_from_json(data["zero_division"]),
+            "classes": _classes_from_json(data.get("classes")),
+            "diagnostics": _from_json_value(diagnostics, "diagnostics", 0),
+            "rule": rule,
+            **scores,
+        }
         try:
-            rule_spec = data["rule"]
-            thresholds = np.array([_from_json_float(t) for t in data["thresholds"]], np.float64)
-            fields = {
-                "thresholds": thresholds,
-                "cuts": np.asarray(data["cuts"], dtype=np.int64),
-                "method": data["method"],
-                "beta": data["beta"],
-                "zero_division": _from_json_float(data["zero_division"]),
-                "classes": data.get("classes"),
-                "diagnostics": _from_json_value(data.get("diagnostics", {})),
-                **{k: _from_json_float(data[k]) for k in _SCORE_FIELDS},
-            }
-        except (KeyError, TypeError) as exc:
-            raise ValueError(f"thresholds record is missing or has a bad field: {exc}") from None
-        if rule_spec.get("kind") == "top_k":
-            fields["rule"] = TopK(rule_spec["k"])
-        elif rule_spec.get("kind") != "per_class_thresholds":
-            raise ValueError(f"unknown decision rule {rule_spec!r}")
-        return cls(**fields)
+            return cls(**fields)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"thresholds record breaks the schema: {exc}") from None
 
     @classmethod
     def from_cuts(
@@ -361,8 +771,8 @@ class ThresholdResult:
 
     def __reduce__(self) -> tuple[Any, ...]:
         # The read-only mapping proxy of ``diagnostics`` cannot be pickled or deep-copied:
-        # rebuild from plain fields (the converters freeze them again).
-        fields = attrs.asdict(self, recurse=False)
+        # rebuild from the constructor's arguments (the converters freeze them again).
+        fields = {a.alias: getattr(self, a.name) for a in attrs.fields(type(self)) if a.init}
         fields["diagnostics"] = thaw_mapping(self.diagnostics)
         return (_rebuild_result, (fields,))
 
