@@ -417,7 +417,7 @@ class FMacroThresholdClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimat
             )
         self._multilabel = False
         self.classes_ = classes
-        self._label_names = [str(c) for c in classes.tolist()]
+        self._label_names = list(classes.tolist())  # typed names (validation.names)
         return y_fit, codes.reshape(-1)[:, None] == np.arange(classes.size)[None, :]
 
     def _set_label_names_in(self, names: tuple[ClassName, ...] | None) -> None:

@@ -335,3 +335,13 @@ def test_loader_labels_are_int64_and_survive_label_binarization() -> None:
         np.testing.assert_array_equal(binarized.toarray(), Y)
     assert load_arff_data("emotions", "test").Y.dtype == np.int64
     assert load_dataset("emotions", "all")[1].dtype == np.int64
+
+
+def test_multiclass_threshold_result_keeps_typed_class_labels() -> None:
+    # classes_ 3, 10, 20 (ints) name the thresholds as ints, not '3', '10', '20'
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(120, 3))
+    y = np.array([3, 10, 20])[rng.integers(0, 3, size=120)]
+    clf = FMacroThresholdClassifier(LogisticRegression(), cv=3).fit(X, y)
+    assert clf.threshold_result_.classes == (3, 10, 20)
+    assert all(type(c) is int for c in clf.threshold_result_.classes)

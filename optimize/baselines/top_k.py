@@ -119,7 +119,7 @@ def top_k(
         method="top_k",
         beta=b,
         zero_division=zd,
-        rule=TopK(best + 1),
+        rule=TopK(best + 1, m),
         diagnostics={
             "k": best + 1,
             "f_by_k": f_by_k,

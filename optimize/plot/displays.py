@@ -96,7 +96,7 @@ def _curve_from_result(
             "classes; pass the points the result was computed on"
         )
     if name is None and result.classes is not None:
-        name = result.classes[int(column)]
+        name = str(result.classes[int(column)])
     hit = np.flatnonzero(np.asarray(points.class_index) == int(column))
     # result.cuts number all cuts of each class; these points may hold only some
     cut = int(points.local_cuts(result.cuts)[hit[0]]) if hit.size else None
