@@ -47,14 +47,17 @@ from fmacro.validation._files import (
     reading,
 )
 from fmacro.validation.checks import as_float_array, is_sparse
+from fmacro.validation.names import ClassName
 
 __all__ = [
     "RankedLists",
+    "SavedRule",
     "load_rule",
     "load_scores_npz",
     "parse_ranked_lists",
     "ranked_lists_from_scores",
     "read_ranked_lists",
+    "read_rule",
     "read_support",
     "read_xc",
     "save_scores_npz",
@@ -109,6 +112,7 @@ class RankedLists:
         empty_classes: str = "exclude",
     ) -> ClassPoints:
         """Per-class points; see :func:`read_ranked_lists` for the parameters."""
+        _check_n_samples(n_samples)
         sizes = _resolve_support(support, self)
         return ClassPoints.from_ranked_arrays(
             self.labels,
@@ -119,6 +123,13 @@ class RankedLists:
             empty_classes=empty_classes,
             where=lambda j: f"line {int(self.line_numbers[j])} (class {int(self.class_ids[j])})",
         )
+
+
+def _check_n_samples(n_samples: Any) -> None:
+    """Refuse an ``n_samples`` beyond int64 here, where the message can say so."""
+    is_int = isinstance(n_samples, (int, np.integer)) and not isinstance(n_samples, bool)
+    if is_int and int(n_samples) > _INT64_MAX:
+        raise ValueError(f"n_samples {int(n_samples)} is too large (at most 2^63 - 1)")
 
 
 def _parse_id(token: str, path: Path, line_no: int, what: str) -> int:
@@ -233,7 +244,14 @@ def _resolve_support(
                     f"support has no entry for class {cid} "
                     f"({lists_path or 'ranked lists'}, line {int(lists.line_numbers[j])})"
                 )
-            out[j] = int(support[cid])
+            size = support[cid]
+            if isinstance(size, (float, np.floating)) and float(size).is_integer():
+                size = int(size)  # 3.0 is 3; 2.5 and nan are refused below
+            if isinstance(size, bool) or not isinstance(size, (int, np.integer)):
+                raise TypeError(f"support[{cid}] must be an integer class size, got {size!r}")
+            if not -_INT64_MAX <= int(size) <= _INT64_MAX:
+                raise ValueError(f"support[{cid}] = {int(size)} is too large (at most 2^63 - 1)")
+            out[j] = int(size)
     else:
         arr = np.asarray(support)
         if arr.ndim != 1 or not np.issubdtype(arr.dtype, np.integer):
@@ -249,7 +267,14 @@ def _resolve_support(
                 f"support has {arr.size} entries (indexed by class id) but line "
                 f"{int(lists.line_numbers[j])} has class id {int(lists.class_ids[j])}"
             )
-        out = arr[lists.class_ids].astype(np.int64)
+        picked = arr[lists.class_ids]
+        if picked.dtype == np.uint64 and (picked > _INT64_MAX).any():
+            j = int(np.flatnonzero(picked > _INT64_MAX)[0])
+            raise ValueError(
+                f"support of class {int(lists.class_ids[j])} is {int(picked[j])}: too large "
+                "(at most 2^63 - 1)"
+            )
+        out = picked.astype(np.int64)
     if (out < 0).any():
         j = int(np.flatnonzero(out < 0)[0])
         raise ValueError(f"support must be >= 0; class {int(lists.class_ids[j])} has {int(out[j])}")
@@ -290,7 +315,8 @@ def read_ranked_lists(
     ValueError
         Malformed lines (with the line number), a class missing from
         ``support``, a list longer than ``n_samples``, more positives in a list
-        than its class size, or more negatives than ``n_samples - size``.
+        than its class size, more negatives than ``n_samples - size``, or
+        ``n_samples`` or a class size beyond int64 (2^63 - 1).
 
     Examples
     --------
@@ -301,6 +327,7 @@ def read_ranked_lists(
     >>> pts.tp.tolist()
     [0, 1, 1, 1, 2, 0, 1, 1, 2, 2]
     """
+    _check_n_samples(n_samples)
     lists = parse_ranked_lists(path)
     sizes = _resolve_support(support, lists, path)
     # Consistency errors name the ranked-lists file, not only its line (two files are read).
@@ -380,7 +407,11 @@ def ranked_lists_from_scores(
 
 
 def save_scores_npz(path: PathLike, scores: Any, labels: Any) -> None:
-    """Save scores and labels (dense arrays or scipy sparse) to one ``.npz`` file."""
+    """Save scores and labels (dense arrays or scipy sparse) to one ``.npz`` file.
+
+    The file is written under exactly the given name (numpy would turn ``r.NPZ`` into
+    ``r.NPZ.npz``).
+    """
     parts: dict[str, Any] = {}
     for name, x in (("scores", scores), ("labels", labels)):
         if is_sparse(x):
@@ -391,7 +422,8 @@ def save_scores_npz(path: PathLike, scores: Any, labels: Any) -> None:
             parts[f"{name}_shape"] = np.asarray(csr.shape, dtype=np.int64)
         else:
             parts[name] = np.asarray(x)
-    np.savez_compressed(path, **parts)
+    with open(path, "wb") as fh:
+        np.savez_compressed(fh, **parts)
 
 
 def load_scores_npz(path: PathLike, *, require_labels: bool = True) -> tuple[Any, Any]:
@@ -400,6 +432,13 @@ def load_scores_npz(path: PathLike, *, require_labels: bool = True) -> tuple[Any
     A file with plain ``scores`` and ``labels`` arrays (``np.savez``) also works.
     Sparse parts come back as ``scipy.sparse.csr_matrix``. With ``require_labels=False`` a
     file without labels gives ``(scores, None)``.
+
+    Raises
+    ------
+    ValueError
+        Naming the file (and array): not an npz, pickled data, a missing array, scores
+        that are not finite real numbers, labels other than 0 and 1 (NaN included), or
+        labels of another shape than the scores.
     """
     file = check_numpy_file(path, ".npz")
     with reading(path, ".npz file"):
@@ -412,12 +451,18 @@ def load_scores_npz(path: PathLike, *, require_labels: bool = True) -> tuple[Any
             if "pickle" in str(exc):
                 raise pickled_data(path) from None
             raise
-    return out[0], out[1]
+    scores, labels = out
+    if labels is not None and labels.shape != scores.shape:
+        raise ValueError(
+            f"{path}: labels of shape {labels.shape} do not match scores of shape {scores.shape}"
+        )
+    return scores, labels
 
 
 def _npz_part(z: Any, name: str, path: PathLike, require_labels: bool) -> Any:
     if name in z.files:
-        return _real(np.array(z[name]), f"{path}[{name}]", name == "scores")
+        arr = _real(np.array(z[name]), f"{path}[{name}]", name == "scores")
+        return arr if name == "scores" else _zero_one(arr, f"{path}[{name}]")
     if f"{name}_data" in z.files:
         import scipy.sparse as sp
 
@@ -430,6 +475,8 @@ def _npz_part(z: Any, name: str, path: PathLike, require_labels: bool) -> Any:
             raise ValueError(f"{path}: {name}_shape must be two non-negative integers")
         rows, cols = (int(v) for v in shape)
         data = _real(np.asarray(z[f"{name}_data"]), f"{path}[{name}_data]", name == "scores")
+        if name == "labels":
+            data = _zero_one(data, f"{path}[{name}_data]")
         indices, indptr = np.asarray(z[f"{name}_indices"]), np.asarray(z[f"{name}_indptr"])
         bad_ptr = (
             indptr.ndim != 1
@@ -463,25 +510,86 @@ def _real(arr: NDArray[Any], where: str, finite: bool) -> NDArray[Any]:
     return arr
 
 
-def load_rule(path: PathLike) -> tuple[PerClassThresholds | TopK, tuple[str, ...] | None]:
+def _zero_one(arr: NDArray[Any], where: str) -> NDArray[Any]:
+    """Labels hold 0 and 1 only (NaN, 2 and 0.5 refused, never read as ``!= 0``)."""
+    bad = (arr != 0) & (arr != 1)
+    if bad.any():
+        found = np.unique(arr[bad])[:5].tolist()
+        raise ValueError(
+            f"{where}: labels must be 0 or 1; {int(bad.sum())} entries are not (such as {found})"
+        )
+    return arr
+
+
+@attrs.frozen
+class SavedRule:
+    """A thresholds file read by :func:`read_rule`: its rule, class names and width.
+
+    Attributes
+    ----------
+    rule : PerClassThresholds or TopK
+    classes : tuple of class names, or None
+        As recorded (names keep their kind in JSON); ``None`` for ``.npy`` or when unknown.
+    n_columns : int
+        Number of class columns the rule was found on; scores must have as many.
+    """
+
+    rule: PerClassThresholds | TopK
+    classes: tuple[ClassName, ...] | None
+    n_columns: int
+
+
+def read_rule(path: PathLike) -> SavedRule:
+    """The decision rule saved in a thresholds file, its class names and its width.
+
+    ``.json``: a :meth:`ThresholdResult.save <fmacro.optimize.ThresholdResult.save>` record
+    (per-class thresholds or top-k); ``.npy``: a 1-D array of per-class thresholds.
+
+    Raises
+    ------
+    ValueError
+        Naming the file: unreadable, not a thresholds record, a malformed field, or NaN
+        thresholds.
+    """
+    file = checked_path(path)
+    if file.suffix.lower() == ".npy":
+        values = load_npy(file)
+        if values.ndim != 1 or values.dtype.kind not in "fiu" or values.size == 0:
+            raise ValueError(
+                f"{path}: expected a 1-D numeric array of thresholds (not empty), got "
+                f"{values.dtype} {values.shape}"
+            )
+        if np.isnan(values.astype(np.float64)).any():
+            raise ValueError(f"{path}: thresholds contain NaN")
+        return SavedRule(PerClassThresholds(values), None, int(values.size))
+    try:
+        result = ThresholdResult.load(file)
+    except (ValueError, TypeError, KeyError, IndexError, AttributeError, RecursionError) as exc:
+        # The record is data from a file: any error reading it is that file's fault.
+        message = str(exc)
+        if message.startswith(str(path)):
+            raise ValueError(message) from None
+        raise ValueError(f"{path}: not a valid thresholds record ({message})") from None
+    n_columns = int(np.asarray(result.thresholds).shape[0])
+    if isinstance(result.rule, PerClassThresholds):
+        values = np.asarray(result.rule.thresholds, dtype=np.float64)
+        if np.isnan(values).any():
+            raise ValueError(f"{path}: thresholds contain NaN")
+    if n_columns == 0:
+        raise ValueError(f"{path}: the record has no class columns")
+    classes = None if result.classes is None else tuple(result.classes)
+    return SavedRule(result.rule, classes, n_columns)
+
+
+def load_rule(path: PathLike) -> tuple[PerClassThresholds | TopK, tuple[ClassName, ...] | None]:
     """The decision rule saved in a thresholds file, and its class names if recorded.
 
     ``.json``: a :meth:`ThresholdResult.save <fmacro.optimize.ThresholdResult.save>` record
     (per-class thresholds or top-k); ``.npy``: a 1-D array of per-class thresholds.
+    :func:`read_rule` also gives the number of class columns.
     """
-    file = Path(path)
-    if file.suffix.lower() == ".npy":
-        values = load_npy(file)
-        if values.ndim != 1 or values.dtype.kind not in "fiu":
-            raise ValueError(
-                f"{path}: expected a 1-D numeric array of thresholds, got {values.dtype} "
-                f"{values.shape}"
-            )
-        if np.isnan(values.astype(np.float64)).any():
-            raise ValueError(f"{path}: thresholds contain NaN")
-        return PerClassThresholds(values), None
-    result = ThresholdResult.load(checked_path(file))
-    return result.rule, result.classes
+    saved = read_rule(path)
+    return saved.rule, saved.classes
 
 
 # --------------------------------------------------------------------------- XC format

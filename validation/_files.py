@@ -8,8 +8,9 @@ any bad file with exit code 2 and a one-line message instead of a traceback.
 from __future__ import annotations
 
 import os
+import re
 import zipfile
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -18,7 +19,9 @@ import numpy as np
 from numpy.typing import NDArray
 
 __all__ = [
+    "about_file",
     "check_numpy_file",
+    "check_output_path",
     "checked_path",
     "decode_text",
     "load_npy",
@@ -38,6 +41,66 @@ def checked_path(path: str | os.PathLike[str]) -> Path:
     if not p.is_file():
         raise ValueError(f"{path}: not a regular file")
     return p
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        if a.exists() and b.exists():
+            return os.path.samefile(a, b)
+    except OSError:
+        pass
+    return a.resolve() == b.resolve()
+
+
+def check_output_path(
+    path: str | os.PathLike[str],
+    inputs: Iterable[str | os.PathLike[str] | None] = (),
+    option: str = "-o/--output",
+) -> Path:
+    """``path`` as a Path after checking that a command may write its output there.
+
+    Refused: a directory, a file in a folder that does not exist, and the same file as one
+    of ``inputs`` (resolved through links; :func:`os.path.samefile` when both exist), which
+    the output would overwrite. Commands call this before their work, so a bad output name
+    costs nothing. ``option`` names the option in the messages.
+
+    Raises
+    ------
+    ValueError
+        One line naming ``path`` (and the input it would overwrite).
+    """
+    p = Path(path)
+    if p.is_dir():
+        raise ValueError(f"{path}: is a directory; {option} needs a file name")
+    if not p.parent.is_dir():
+        raise ValueError(f"{path}: the folder {p.parent} does not exist ({option})")
+    for source in inputs:
+        if source is not None and _same_file(p, Path(source)):
+            raise ValueError(
+                f"{path}: {option} names the input file {source}, which writing would "
+                "overwrite; choose another file name"
+            )
+    return p
+
+
+@contextmanager
+def about_file(path: str | os.PathLike[str]) -> Iterator[None]:
+    """Prefix ``path`` to a ``ValueError``/``TypeError`` raised inside that does not name it.
+
+    For library calls on a file's contents (labels, scores), whose messages name arguments
+    (``labels``) rather than the file the command line read them from.
+    """
+    named = re.compile(rf"(?<![\w./-]){re.escape(str(path))}(?![\w.-])")
+    try:
+        yield
+    except ValueError as exc:
+        if named.search(str(exc)):
+            raise
+        raise ValueError(f"{path}: {exc}") from None
+    except TypeError as exc:
+        if named.search(str(exc)):
+            raise
+        raise TypeError(f"{path}: {exc}") from None
 
 
 def _os_message(exc: OSError) -> str:

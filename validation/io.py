@@ -9,19 +9,22 @@ Text files (``.csv``, ``.tsv``, ``.txt``, any name)
     mark (Excel's "Unicode text"); LF, CRLF or CR line ends. The delimiter is sniffed among
     ``,`` ``;`` and tab (a ``.tsv`` prefers tab): the one that splits every line into the
     same number (> 1) of fields; runs of spaces separate the fields of an all-numeric
-    matrix; otherwise each line is one label (which may contain spaces). Blank lines
-    before and after the data are skipped; a blank line inside it, an empty field or
-    ``nan`` is a missing label and is refused.
+    matrix; otherwise each line is one label (which may contain spaces). A quoted field is
+    kept exactly and may hold delimiters, doubled quotes and line breaks; unquoted fields
+    are stripped of spaces. Blank lines before and after the data are skipped; a blank line
+    inside it, an empty field or ``nan`` is a missing label and is refused.
 Header
     ``--header``/``--no-header`` (``header=True/False``) force it. Otherwise the first line
-    is a header when its first field is empty (pandas' index column), when it holds text
-    above numeric data, when every field is a column name such as ``y_true``, ``y_pred``,
-    ``label`` or ``expected`` (:data:`HEADER_NAMES`). A first line of text labels that
-    occur nowhere else in either file is ambiguous (a header, or a rare class?) and
-    refused: pass ``--header`` or ``--no-header``.
+    is a header when its first field is empty (pandas' index column), when every field is
+    quoted above lines of unquoted numbers (how fmacro writes class names, ``"0","1"``
+    included), when it holds text above numeric data, or when every field is a column name
+    such as ``y_true``, ``y_pred``, ``label`` or ``expected`` (:data:`HEADER_NAMES`). A
+    first line of text labels that occur nowhere else in either file is ambiguous (a
+    header, or a rare class?) and refused: pass ``--header`` or ``--no-header``.
 Index column
-    Under a header whose first field is empty or ``Unnamed: 0`` (pandas' ``to_csv()``
-    default), the first column is the index and is dropped.
+    Under a header whose first field is empty, ``Unnamed: 0`` or ``index`` (pandas'
+    ``to_csv()`` default), the first column is the index and is dropped; under a header of
+    quoted fields only when that column holds the row numbers 0, 1, 2, ...
 Labels
     When every label of both text files is a number, the labels are numbers: integers are
     parsed exactly (Python ints; never through float64, so 20-digit IDs stay distinct),
@@ -33,17 +36,26 @@ Shapes
     data), one row per object. A single file of two columns is a pair: expected then
     predicted, or in the order its header names them (``y_true,y_pred``, ``predicted,
     expected``, ...).
+Class columns
+    Two indicator matrices whose files both name their columns (a header; the ``classes``
+    of an npz) are paired by name (as text when either is a CSV header); different names
+    are refused. When one file names them, the other is taken to hold the classes in the
+    same order (by position, as many columns). :func:`read_label_pair` returns the names.
 ``.npy``
     A 1-D array of labels, an ``(n, 1)`` column, or a 2-D 0/1 indicator matrix.
 ``.npz``
     Expected labels from the array ``expected``, ``y_true`` or ``labels``; predicted ones from
     ``predicted`` or ``y_pred`` (what ``fmacro apply -o pred.npz`` writes); a file of one
-    array is that array.
+    array is that array. An optional ``classes`` entry names the columns: a JSON list
+    (names keep their kind) or a 1-D array of strings or numbers.
+Messages
+    Every message about a file's contents names the file (and line, for text;
+    ``file[array]`` for an npz).
 """
 
 from __future__ import annotations
 
-import csv
+import json
 import os
 import re
 from collections.abc import Sequence
@@ -56,6 +68,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from fmacro.validation._files import (
+    about_file,
     check_numpy_file,
     checked_path,
     load_npy,
@@ -64,16 +77,26 @@ from fmacro.validation._files import (
     reading,
 )
 from fmacro.validation.binary import BinFValidation
-from fmacro.validation.labels import coerce_labels
+from fmacro.validation.labels import coerce_label_pair, coerce_labels
 from fmacro.validation.multiclass import MultiFValidation
 from fmacro.validation.multilabel import MultiLabelFValidation
+from fmacro.validation.names import (
+    ClassName,
+    check_class_names,
+    describe_names,
+    name_key,
+    names_from_json,
+    text_names,
+)
 
 __all__ = [
     "HEADER_NAMES",
     "Kind",
+    "LabelPair",
     "Table",
     "infer_kind",
     "read_label_files",
+    "read_label_pair",
     "read_labels",
     "read_prediction_pairs",
     "read_table",
@@ -141,12 +164,17 @@ def _is_nan(text: str) -> bool:
 
 @attrs.frozen
 class Table:
-    """The fields of a text file: ``rows[i]`` is on file line ``lines[i]``."""
+    """The fields of a text file: ``rows[i]`` starts on file line ``lines[i]``.
+
+    ``quoted[i]`` is the number of fields of row ``i`` written in quotes (``()`` when not
+    known); a quoted field is kept exactly, an unquoted one is stripped of spaces.
+    """
 
     path: str
     rows: tuple[tuple[str, ...], ...]
     lines: tuple[int, ...]
     delimiter: str | None
+    quoted: tuple[int, ...] = ()
 
     @property
     def n_columns(self) -> int:
@@ -155,14 +183,116 @@ class Table:
     def where(self, i: int) -> str:
         return f"{self.path}, line {self.lines[i]}"
 
+    def all_quoted(self, i: int) -> bool:
+        """Whether every field of row ``i`` was written in quotes."""
+        return len(self.quoted) == len(self.rows) and self.quoted[i] == len(self.rows[i])
 
-def _split(line: str, delimiter: str) -> list[str]:
-    return next(csv.reader([line], delimiter=delimiter))
+
+# A quote opens a quoted field at the start of a line or after one of these (csv's rule
+# for the delimiters the reader sniffs).
+_OPENERS = frozenset(",;\t")
+
+
+def _open_at_end(line: str, in_quotes: bool) -> bool:
+    """Whether a quoted field is still open at the end of ``line`` (open at its start or not)."""
+    field_start = not in_quotes
+    i, n = 0, len(line)
+    while i < n:
+        c = line[i]
+        if in_quotes:
+            if c == '"':
+                if i + 1 < n and line[i + 1] == '"':
+                    i += 2
+                    continue
+                in_quotes = False
+            field_start = False
+        else:
+            if c == '"' and field_start:
+                in_quotes = True
+            field_start = c in _OPENERS
+        i += 1
+    return in_quotes
+
+
+def _records(path: PathLike, raw: Sequence[str]) -> list[tuple[int, str]]:
+    """Logical lines ``(first line number, text)``: a quoted field may hold line breaks."""
+    out: list[tuple[int, str]] = []
+    i = 0
+    while i < len(raw):
+        start, line = i + 1, raw[i]
+        if '"' in line and _open_at_end(line, False):
+            parts = [line]
+            while True:
+                i += 1
+                if i == len(raw):
+                    raise ValueError(
+                        f"{path}, line {start}: a quoted field opened on this line is never "
+                        "closed (a stray '\"'?)"
+                    )
+                parts.append(raw[i])
+                if not _open_at_end(raw[i], True):
+                    break
+            line = "\n".join(parts)
+        out.append((start, line))
+        i += 1
+    return out
+
+
+def _fields(record: str, delimiter: str | None) -> tuple[list[str], int]:
+    """Fields of one record by csv's rules, and how many of them were quoted.
+
+    A field starting with ``"`` is quoted up to the next lone ``"`` (``""`` is a quote
+    inside it) and kept exactly; other fields are stripped of spaces. ``delimiter=None``:
+    the record is one field.
+    """
+    if '"' not in record:
+        parts = [record] if delimiter is None else record.split(delimiter)
+        return [part.strip() for part in parts], 0
+    values: list[str] = []
+    quoted = 0
+    i, n = 0, len(record)
+    while True:
+        if i < n and record[i] == '"':
+            chunks: list[str] = []
+            i += 1
+            while i < n:
+                j = record.find('"', i)
+                if j < 0:
+                    chunks.append(record[i:])
+                    i = n
+                    break
+                chunks.append(record[i:j])
+                if record[j + 1 : j + 2] == '"':
+                    chunks.append('"')
+                    i = j + 2
+                    continue
+                i = j + 1
+                break
+            end = n if delimiter is None else record.find(delimiter, i)
+            end = n if end < 0 else end
+            tail = record[i:end]
+            if tail.strip():  # '"a"b' is the unquoted field ab, as csv reads it
+                values.append(("".join(chunks) + tail).strip())
+            else:
+                values.append("".join(chunks))
+                quoted += 1
+        else:
+            end = n if delimiter is None else record.find(delimiter, i)
+            end = n if end < 0 else end
+            values.append(record[i:end].strip())
+        i = end
+        if i >= n:
+            return values, quoted
+        i += len(delimiter or "")
+
+
+def _n_fields(record: str, delimiter: str) -> int:
+    return record.count(delimiter) + 1 if '"' not in record else len(_fields(record, delimiter)[0])
 
 
 def _sniff(path: Path, lines: Sequence[str]) -> str | None:
     order = ["\t", ",", ";"] if path.suffix.lower() == ".tsv" else [",", ";", "\t"]
-    counts = {d: [len(_split(line, d)) for line in lines] for d in order}
+    counts = {d: [_n_fields(line, d) for line in lines] for d in order}
     present = [d for d in order if max(counts[d]) > 1]
     consistent = [d for d in present if len(set(counts[d])) == 1]
     if consistent:
@@ -179,40 +309,50 @@ def _sniff(path: Path, lines: Sequence[str]) -> str | None:
 def read_table(path: PathLike) -> Table:
     """Fields of a text label file (encoding, line ends and delimiter as the module says).
 
+    A quoted field may hold delimiters, quotes (doubled) and line breaks; the row is then
+    numbered by the line it starts on.
+
     Raises
     ------
     ValueError
-        An unreadable, empty or non-text file, a blank line inside the data, or rows of
-        different lengths; the message names the file and the line.
+        An unreadable, empty or non-text file, a blank line inside the data, a quoted
+        field never closed, or rows of different lengths; the message names the file and
+        the line.
     """
     p = checked_path(path)
     text = read_text(p, "label file")
     raw = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
-    numbered = [(i, line) for i, line in enumerate(raw, start=1) if line.strip()]
-    if not numbered:
+    records = _records(path, raw)
+    filled = [k for k, (_, record) in enumerate(records) if record.strip()]
+    if not filled:
         raise ValueError(f"{path}: the file holds no labels")
-    first, last = numbered[0][0], numbered[-1][0]
-    if last - first + 1 != len(numbered):
-        gap = next(i for i in range(first, last + 1) if not raw[i - 1].strip())
-        raise ValueError(
-            f"{path}, line {gap}: blank line inside the data (a missing label? pandas writes "
-            "NaN as an empty field)"
-        )
-    lines = [line for _, line in numbered]
+    for k in range(filled[0], filled[-1] + 1):
+        if not records[k][1].strip():
+            raise ValueError(
+                f"{path}, line {records[k][0]}: blank line inside the data (a missing label? "
+                "pandas writes NaN as an empty field)"
+            )
+    numbered = [records[k] for k in filled]
+    lines = [record for _, record in numbered]
     delimiter = _sniff(p, lines)
-    if delimiter is None:
-        # One field per line; csv still unquotes it ('"a,b"' is the label a,b).
-        rows: list[tuple[str, ...]] = [(_split(line, ",")[0].strip(),) for line in lines]
-    elif delimiter == " ":
-        rows = [tuple(line.split()) for line in lines]
+    if delimiter == " ":
+        parsed = [(line.split(), 0) for line in lines]
     else:
-        rows = [tuple(c.strip() for c in _split(line, delimiter)) for line in lines]
+        parsed = [_fields(line, delimiter) for line in lines]
+    rows = [tuple(values) for values, _ in parsed]
     for (line_no, _), row in zip(numbered, rows, strict=True):
         if len(row) != len(rows[0]):
             raise ValueError(
-                f"{path}, line {line_no}: {len(row)} field(s), line {first} has {len(rows[0])}"
+                f"{path}, line {line_no}: {len(row)} field(s), line {numbered[0][0]} has "
+                f"{len(rows[0])}"
             )
-    return Table(str(path), tuple(rows), tuple(i for i, _ in numbered), delimiter)
+    return Table(
+        str(path),
+        tuple(rows),
+        tuple(i for i, _ in numbered),
+        delimiter,
+        tuple(q for _, q in parsed),
+    )
 
 
 # --------------------------------------------------------------------------- header
@@ -222,6 +362,20 @@ def _header_word(row: Sequence[str]) -> bool:
     return all(_norm(c) in HEADER_NAMES for c in row)
 
 
+def _quoted_header(t: Table) -> bool:
+    """fmacro's header: every field of the first line quoted, unquoted numbers below.
+
+    ``fmacro apply -o pred.csv`` writes class names so, whatever they are (``"0","1"``
+    included); pandas reads such a file with the same columns.
+    """
+    return (
+        len(t.rows) > 1
+        and t.all_quoted(0)
+        and not any(t.quoted[1:])
+        and all(_is_number(c) for r in t.rows[1:] for c in r)
+    )
+
+
 def _auto_header(t: Table) -> bool | None:
     """True/False when the table alone decides; None when its first line is a text label."""
     row0 = t.rows[0]
@@ -229,7 +383,7 @@ def _auto_header(t: Table) -> bool | None:
         return _header_word(row0)
     if t.n_columns > 1 and _norm(row0[0]) in ("", "unnamed:_0"):
         return True
-    if _header_word(row0):
+    if _quoted_header(t) or _header_word(row0):
         return True
     if all(_is_number(c) for c in row0):
         return False
@@ -259,17 +413,31 @@ def _decide_headers(tables: Sequence[Table], header: bool | None) -> list[bool]:
     )
 
 
+def _row_numbers(column: Sequence[str]) -> bool:
+    return all(_INTEGER.fullmatch(c) is not None and int(c) == i for i, c in enumerate(column))
+
+
 def _body(t: Table, has_header: bool) -> tuple[Table, tuple[str, ...] | None]:
-    """The data rows (index column dropped) and the column names, if any."""
+    """The data rows (index column dropped) and the column names, if any.
+
+    The first column is pandas' index when the header's first field is empty, ``Unnamed:
+    0`` or ``index``; under a header of quoted fields (fmacro's, where ``""`` is a class
+    without a name) only when that column holds the row numbers 0, 1, 2, ...
+    """
     if not has_header:
         return t, None
     if len(t.rows) < 2:
         raise ValueError(f"{t.path}: the file holds a header and no labels")
     names = t.rows[0]
     rows, lines = t.rows[1:], t.lines[1:]
-    if len(names) > 1 and _norm(names[0]) in ("", "unnamed:_0", "index"):
-        names, rows = names[1:], tuple(r[1:] for r in rows)
-    return Table(t.path, rows, lines, t.delimiter), names
+    quoted = t.quoted[1:]
+    if (
+        len(names) > 1
+        and _norm(names[0]) in ("", "unnamed:_0", "index")
+        and (not t.all_quoted(0) or _row_numbers([r[0] for r in rows]))
+    ):
+        names, rows, quoted = names[1:], tuple(r[1:] for r in rows), ()
+    return Table(t.path, rows, lines, t.delimiter, quoted), names
 
 
 # --------------------------------------------------------------------------- cells
@@ -339,7 +507,62 @@ def _checked_array(arr: NDArray[Any], where: str) -> NDArray[Any]:
     return arr
 
 
-def _load_npz(p: Path, roles: Sequence[tuple[str, ...]]) -> list[NDArray[Any]]:
+@attrs.frozen
+class _Names:
+    """Column names of one file: from a CSV header (text) or an npz (kinds kept)."""
+
+    names: tuple[ClassName, ...]
+    typed: bool
+    file: str
+
+    def keys(self, as_text: bool) -> list[Any]:
+        """Pairing keys (text of each name, or name and kind); a repeated key is refused."""
+        keys: list[Any] = (
+            [("text", t) for t in text_names(self.names)]
+            if as_text
+            else [name_key(n) for n in self.names]
+        )
+        seen: set[Any] = set()
+        for name, key in zip(self.names, keys, strict=True):
+            if key in seen:
+                raise ValueError(
+                    f"{self.file}: the class {describe_names([name])} is named twice; columns "
+                    "are paired by name"
+                )
+            seen.add(key)
+        return keys
+
+
+def _npz_classes(z: Any, p: Path) -> _Names | None:
+    """The ``classes`` entry of an npz: a JSON list (what ``fmacro apply`` writes) or a
+    1-D array of strings (text, as older versions wrote them) or numbers."""
+    if "classes" not in z.files:
+        return None
+    arr = np.asarray(z["classes"])
+    where = f"{p}[classes]"
+    names: tuple[ClassName, ...] | None
+    if arr.ndim == 0 and arr.dtype.kind == "U":
+        try:
+            values = json.loads(str(arr))
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"{where}: not a JSON list of class names ({exc})") from None
+        names, typed = names_from_json(values, where), True
+    elif arr.ndim == 1 and arr.dtype.kind == "U":
+        names, typed = tuple(str(v) for v in arr.tolist()), False
+    elif arr.ndim == 1 and arr.dtype.kind in "biuf":
+        names, typed = check_class_names(arr, where), True
+    else:
+        raise ValueError(
+            f"{where}: expected class names (a JSON list, or a 1-D array of strings or "
+            f"numbers), got {arr.dtype} of shape {arr.shape}"
+        )
+    return None if names is None else _Names(names, typed, str(p))
+
+
+def _load_npz(
+    p: Path, roles: Sequence[tuple[str, ...]]
+) -> tuple[list[tuple[NDArray[Any], str]], _Names | None]:
+    """The arrays of ``roles`` (each with its ``file[name]``) and the file's class names."""
     out = []
     check_numpy_file(p, ".npz")
     with reading(p, ".npz file"):
@@ -349,18 +572,28 @@ def _load_npz(p: Path, roles: Sequence[tuple[str, ...]]) -> list[NDArray[Any]]:
                     raise ValueError(f"{p}: a .npy array, not a .npz archive; name it .npy")
                 for names in roles:
                     found = [n for n in names if n in z.files]
-                    if not found and len(z.files) == 1 and len(roles) == 1:
-                        found = list(z.files)
+                    arrays = [f for f in z.files if f != "classes"]
+                    if not found and len(arrays) == 1 and len(roles) == 1:
+                        found = arrays
                     if not found:
                         raise ValueError(
                             f"{p}: no array named {' or '.join(names)}; found {sorted(z.files)}"
                         )
-                    out.append(_checked_array(np.array(z[found[0]]), f"{p}[{found[0]}]"))
+                    where = f"{p}[{found[0]}]"
+                    out.append((_checked_array(np.array(z[found[0]]), where), where))
+                classes = _npz_classes(z, p)
         except ValueError as exc:
             if "pickle" in str(exc):
                 raise pickled_data(p) from None
             raise
-    return out
+    if classes is not None:
+        for arr, where in out:
+            if arr.ndim == 2 and arr.shape[1] != len(classes.names):
+                raise ValueError(
+                    f"{where}: {arr.shape[1]} columns but {p}[classes] names "
+                    f"{len(classes.names)} classes"
+                )
+    return out, classes
 
 
 # --------------------------------------------------------------------------- readers
@@ -372,17 +605,17 @@ def _is_text(path: Path) -> bool:
     return path.suffix.lower() not in (".npy", ".npz")
 
 
-def _finish(sources: list[tuple[Source, tuple[str, ...] | None]], pair: bool) -> list[NDArray[Any]]:
+def _finish(sources: Sequence[Source], pair: bool) -> list[NDArray[Any]]:
     """Labels of each source (a body table or an array), typed jointly."""
-    tables = [s for s, _ in sources if isinstance(s, Table)]
-    arrays = [s for s, _ in sources if not isinstance(s, Table)]
+    tables = [s for s in sources if isinstance(s, Table)]
+    arrays = [s for s in sources if not isinstance(s, Table)]
     as_text = any(t.n_columns == 1 or pair for t in tables) and not all(
         _all_numeric(t) for t in tables
     )
     if any(a.dtype.kind in "USO" for a in arrays) and tables:
         as_text = True
     out: list[NDArray[Any]] = []
-    for s, _ in sources:
+    for s in sources:
         if not isinstance(s, Table):
             out.append(s)
         elif pair:
@@ -403,6 +636,165 @@ def _pair_order(names: tuple[str, ...] | None, path: str) -> tuple[int, int]:
     return 0, 1
 
 
+def _is_matrix(arr: NDArray[Any]) -> bool:
+    """An indicator matrix (objects x classes), or a (1, n) row."""
+    return arr.ndim == 2 and arr.shape[1] > 1
+
+
+def _checked_indicator(arr: NDArray[Any], where: str) -> NDArray[Any]:
+    n, m = arr.shape
+    if n == 1:
+        return arr  # a (1, n) row: the caller says whether it is one object or a mistake
+    if arr.dtype.kind not in "biuf":
+        raise ValueError(
+            f"{where}: a {n} x {m} array is a 0/1 indicator matrix (multi-label data); got "
+            f"dtype {arr.dtype}"
+        )
+    bad = (arr != 0) & (arr != 1)
+    if bad.any():
+        i, j = (int(v) for v in np.argwhere(bad)[0])
+        raise ValueError(
+            f"{where}: a {n} x {m} array is a 0/1 indicator matrix (multi-label data); row "
+            f"{i + 1}, column {j + 1} holds {arr[i, j].item()!r}"
+        )
+    return arr
+
+
+def _checked_labels(
+    e: NDArray[Any], p: NDArray[Any], e_where: str, p_where: str
+) -> tuple[NDArray[Any], NDArray[Any]]:
+    """Each side checked under the label rules, messages naming its file."""
+    if _is_matrix(e) or _is_matrix(p):
+        out = [
+            _checked_indicator(x, w) if _is_matrix(x) else x
+            for x, w in ((e, e_where), (p, p_where))
+        ]
+        return out[0], out[1]
+    with about_file(e_where):
+        e = coerce_labels(e, name="expected")
+    with about_file(p_where):
+        p = coerce_labels(p, name="predicted")
+    try:
+        return coerce_label_pair(e, p)
+    except (TypeError, ValueError) as exc:
+        raise type(exc)(f"{e_where} vs {p_where}: {exc}") from None
+
+
+def _pair_columns(
+    e: NDArray[Any],
+    p: NDArray[Any],
+    names: tuple[_Names | None, _Names | None],
+    files: tuple[str, str],
+) -> tuple[NDArray[Any], tuple[ClassName, ...] | None]:
+    """``p``'s columns in ``e``'s order, and the class names, for two indicator matrices.
+
+    Both files name their columns: paired by name (as text when either names come from a
+    CSV header); different names are refused. One file names them: paired by position, the
+    other file being taken to list the classes in that order. Neither: by position.
+    """
+    if not (_is_matrix(e) and _is_matrix(p)):
+        return p, None
+    e_names, p_names = names
+    if e_names is None or p_names is None:
+        named = e_names or p_names
+        if e.shape[1] != p.shape[1]:
+            note = "" if named is None else f" ({named.file} names them: a header line?)"
+            raise ValueError(
+                f"{files[0]} has {e.shape[1]} class columns but {files[1]} has {p.shape[1]}{note}"
+            )
+        if named is None:
+            return p, None
+        try:
+            named.keys(as_text=not named.typed)
+        except ValueError:
+            return p, None  # repeated names: no names for the report, columns by position
+        return p, named.names
+    as_text = not (e_names.typed and p_names.typed)
+    e_keys, p_keys = e_names.keys(as_text), p_names.keys(as_text)
+    if set(e_keys) != set(p_keys):
+        only_e = [n for n, k in zip(e_names.names, e_keys, strict=True) if k not in set(p_keys)]
+        only_p = [n for n, k in zip(p_names.names, p_keys, strict=True) if k not in set(e_keys)]
+        raise ValueError(
+            f"{files[0]} and {files[1]} name different classes: only in {files[0]}: "
+            f"{describe_names(only_e) or 'none'}; only in {files[1]}: "
+            f"{describe_names(only_p) or 'none'}"
+        )
+    position = {k: j for j, k in enumerate(p_keys)}
+    order = [position[k] for k in e_keys]
+    if order != list(range(len(order))):
+        p = p[:, order]  # a new array: the caller's is never reordered in place
+    if e_names.typed or not p_names.typed:
+        return p, e_names.names
+    return p, tuple(p_names.names[j] for j in order)
+
+
+@attrs.frozen(eq=False)
+class LabelPair:
+    """Expected and predicted labels read from files (:func:`read_label_pair`).
+
+    Attributes
+    ----------
+    expected, predicted : ndarray
+        Label vectors, or 0/1 indicator matrices (objects x classes) whose columns are
+        paired: by name when both files name them, else by position.
+    classes : tuple of class names, or None
+        Names of the indicator columns, in ``expected``'s order, when a file names them: a
+        CSV header (text) or the ``classes`` entry of an ``.npz`` (names keep their kind).
+    """
+
+    expected: NDArray[Any]
+    predicted: NDArray[Any]
+    classes: tuple[ClassName, ...] | None = None
+
+
+def read_label_pair(
+    expected: PathLike, predicted: PathLike | None = None, *, header: bool | None = None
+) -> LabelPair:
+    """Expected and predicted labels from two files, or from one file holding both.
+
+    Two files: see :func:`read_label_files`; one file: :func:`read_prediction_pairs`.
+    Indicator matrices are paired by class name when both files name their columns (a CSV
+    header, or an npz's ``classes``): the same names in another order are matched by
+    name, different names refused. When one file names them, the other (a file without a
+    header) is taken to hold the classes in the same order. Every message about a file's
+    contents names the file (and line, for text).
+
+    Raises
+    ------
+    ValueError, TypeError
+        A file that cannot be read, a malformed line, labels that break the label rules,
+        different numbers of labels, or indicator matrices naming different classes.
+    """
+    if predicted is None:
+        return _read_one_pair(expected, header)
+    paths = [checked_path(expected), checked_path(predicted)]
+    tables = [read_table(p) for p in paths if _is_text(p)]
+    flags = iter(_decide_headers(tables, header))
+    sources: list[Source] = []
+    names: list[_Names | None] = []
+    wheres: list[str] = []
+    for p, role in zip(paths, (_EXPECTED_ARRAYS, _PREDICTED_ARRAYS), strict=True):
+        if p.suffix.lower() == ".npy":
+            sources.append(_load_npy(p))
+            names.append(None)
+            wheres.append(str(p))
+        elif p.suffix.lower() == ".npz":
+            [(arr, where)], classes = _load_npz(p, [role])
+            sources.append(arr)
+            names.append(classes)
+            wheres.append(where)
+        else:
+            body, header_names = _body(tables.pop(0), next(flags))
+            sources.append(body)
+            names.append(None if header_names is None else _Names(header_names, False, str(p)))
+            wheres.append(str(p))
+    e, pr = _finish(sources, pair=False)
+    _check_lengths(e, pr, wheres[0], wheres[1])
+    e, pr = _checked_labels(e, pr, wheres[0], wheres[1])
+    pr, class_names = _pair_columns(e, pr, (names[0], names[1]), (str(expected), str(predicted)))
+    return LabelPair(e, pr, class_names)
+
+
 def read_label_files(
     expected: PathLike, predicted: PathLike, *, header: bool | None = None
 ) -> tuple[NDArray[Any], NDArray[Any]]:
@@ -410,28 +802,18 @@ def read_label_files(
 
     ``header`` forces (True) or forbids (False) a header line in the text files; ``None``
     recognises it. Text labels of the two files are typed together (numbers only when
-    both are all numbers).
+    both are all numbers). Indicator matrices whose files both name their columns are
+    paired by name (see :func:`read_label_pair`, which also returns the names).
 
     Raises
     ------
     ValueError, TypeError
         A file that cannot be read, a malformed line (file and line named), a mix of number
-        and text labels between an array and a text file, or different numbers of labels.
+        and text labels between an array and a text file, different numbers of labels, or
+        indicator matrices naming different classes.
     """
-    paths = [checked_path(expected), checked_path(predicted)]
-    tables = [read_table(p) for p in paths if _is_text(p)]
-    flags = iter(_decide_headers(tables, header))
-    sources: list[tuple[Source, tuple[str, ...] | None]] = []
-    for p, role in zip(paths, (_EXPECTED_ARRAYS, _PREDICTED_ARRAYS), strict=True):
-        if p.suffix.lower() == ".npy":
-            sources.append((_load_npy(p), None))
-        elif p.suffix.lower() == ".npz":
-            sources.append((_load_npz(p, [role])[0], None))
-        else:
-            sources.append(_body(tables.pop(0), next(flags)))
-    e, pr = _finish(sources, pair=False)
-    _check_lengths(e, pr, str(expected), str(predicted))
-    return e, pr
+    pair = read_label_pair(expected, predicted, header=header)
+    return pair.expected, pair.predicted
 
 
 def _check_lengths(e: NDArray[Any], p: NDArray[Any], e_name: str, p_name: str) -> None:
@@ -446,28 +828,28 @@ def read_labels(path: PathLike, *, header: bool | None = None) -> NDArray[Any]:
     """Read a label vector or an indicator matrix from one ``.npy``, ``.npz`` or text file."""
     p = checked_path(path)
     if p.suffix.lower() == ".npy":
-        return _load_npy(p)
-    if p.suffix.lower() == ".npz":
-        return _load_npz(p, [_EXPECTED_ARRAYS])[0]
-    t = read_table(p)
-    decided = header if header is not None else bool(_auto_header(t))
-    return _finish([_body(t, decided)], pair=False)[0]
+        arr, where = _load_npy(p), str(p)
+    elif p.suffix.lower() == ".npz":
+        [(arr, where)], _ = _load_npz(p, [_EXPECTED_ARRAYS])
+    else:
+        t = read_table(p)
+        decided = header if header is not None else bool(_auto_header(t))
+        arr, where = _finish([_body(t, decided)[0]], pair=False)[0], str(p)
+    if _is_matrix(arr):
+        return _checked_indicator(arr, where)
+    with about_file(where):
+        return coerce_labels(arr, name="labels")
 
 
-def read_prediction_pairs(
-    path: PathLike, *, header: bool | None = None
-) -> tuple[NDArray[Any], NDArray[Any]]:
-    """Expected and predicted labels from one file holding both.
-
-    A text file of two columns (after pandas' index column): expected then predicted, or in
-    the order the header names them (``y_pred,y_true`` is read the right way round). A
-    ``.npz`` with arrays ``expected``/``labels`` and ``predicted``.
-    """
+def _read_one_pair(path: PathLike, header: bool | None) -> LabelPair:
     p = checked_path(path)
     if p.suffix.lower() == ".npz":
-        e, pr = _load_npz(p, [_EXPECTED_ARRAYS, _PREDICTED_ARRAYS])
-        _check_lengths(e, pr, f"{path}[expected]", f"{path}[predicted]")
-        return e, pr
+        [(e, e_where), (pr, p_where)], classes = _load_npz(p, [_EXPECTED_ARRAYS, _PREDICTED_ARRAYS])
+        _check_lengths(e, pr, e_where, p_where)
+        e, pr = _checked_labels(e, pr, e_where, p_where)
+        if not (_is_matrix(e) and _is_matrix(pr)) or classes is None:
+            return LabelPair(e, pr, None)
+        return LabelPair(e, pr, classes.names)
     if p.suffix.lower() == ".npy":
         raise ValueError(f"{path}: a .npy holds one array; give EXPECTED and PREDICTED files")
     t = read_table(p)
@@ -479,8 +861,22 @@ def read_prediction_pairs(
             f"found {body.n_columns}"
         )
     i, j = _pair_order(names, str(path))
-    cols = _finish([(body, names)], pair=True)
-    return cols[i], cols[j]
+    cols = _finish([body], pair=True)
+    return LabelPair(cols[i], cols[j])
+
+
+def read_prediction_pairs(
+    path: PathLike, *, header: bool | None = None
+) -> tuple[NDArray[Any], NDArray[Any]]:
+    """Expected and predicted labels from one file holding both.
+
+    A text file of two columns (after pandas' index column): expected then predicted, or in
+    the order the header names them (``y_pred,y_true`` is read the right way round). A
+    ``.npz`` with arrays ``expected``/``labels`` and ``predicted`` (and, optionally, the
+    ``classes`` that ``fmacro apply`` writes; :func:`read_label_pair` returns them).
+    """
+    pair = _read_one_pair(path, header)
+    return pair.expected, pair.predicted
 
 
 def infer_kind(expected: Any, predicted: Any) -> Kind:
@@ -503,8 +899,13 @@ def validation_for(
     beta: float = 1.0,
     zero_division: float = 0.0,
     positive: Any = 1,
+    classes: Sequence[ClassName] | None = None,
 ) -> BinFValidation | MultiFValidation | MultiLabelFValidation:
-    """Build the validation that fits the labels (or the given ``kind``)."""
+    """Build the validation that fits the labels (or the given ``kind``).
+
+    ``classes`` names the columns of multi-label indicator matrices (as
+    :attr:`LabelPair.classes`); the other kinds take their classes from the labels.
+    """
     kind = kind or infer_kind(expected, predicted)
     if kind == "binary":
         # No reshape: a 2-D indicator matrix is refused, an (n, 1) column accepted.
@@ -521,6 +922,10 @@ def validation_for(
         )
     if kind == "multilabel":
         return MultiLabelFValidation.from_predictions(
-            expected, predicted, beta=beta, zero_division=zero_division
+            expected,
+            predicted,
+            labels=None if classes is None else list(classes),
+            beta=beta,
+            zero_division=zero_division,
         )
     raise ValueError(f"kind must be 'binary', 'multiclass' or 'multilabel', got {kind!r}")

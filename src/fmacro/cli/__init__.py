@@ -41,6 +41,32 @@ def _positive_float(text: str) -> float:
     return value
 
 
+INT64_MAX = 2**63 - 1
+
+
+def int_option(minimum: int = 0, maximum: int | None = INT64_MAX) -> Callable[[str], int]:
+    """An argparse ``type`` for an integer option in ``[minimum, maximum]``.
+
+    ``maximum`` defaults to the largest int64: fmacro's counts are int64 arrays, so a larger
+    value is refused here with the option named instead of overflowing later.
+    """
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"expected an integer >= {minimum}, got {text!r}")
+        if maximum is not None and value > maximum:
+            limit = "2^63 - 1" if maximum == INT64_MAX else str(maximum)
+            raise argparse.ArgumentTypeError(f"{text} is too large (at most {limit})")
+        return value
+
+    parse.__name__ = "integer"  # argparse names the type in its messages
+    return parse
+
+
 def add_common_options(parser: argparse.ArgumentParser) -> None:
     """Options every scoring subcommand shares."""
     parser.add_argument(
@@ -96,7 +122,14 @@ def _register_evaluate(subparsers: Any) -> None:
             "--no-header force it. Labels are numbers when every label of both files is an "
             "integer (parsed exactly), otherwise text compared as written. Blank lines "
             "inside the data, empty fields and nan are refused. Full rules: the glossary "
-            "(docs/glossary.md, 'Label files')."
+            "(docs/glossary.md, 'Label files'). Indicator matrices whose files both name their "
+            "columns (a header; the classes of an npz written by 'fmacro apply') are paired "
+            "by name: the same names in another order are matched, different names refused. "
+            "When only one file names them, the other is taken to list the classes in the "
+            "same order (paired by position; both must have as many columns). A header line "
+            "whose fields are all quoted, over unquoted numbers, is a header whatever it "
+            'holds ("0","1" included): that is how \'fmacro apply -o pred.csv\' writes '
+            "class names."
         ),
     )
     p.add_argument("expected", nargs="?", help="file of expected labels (or of both columns)")
@@ -173,21 +206,25 @@ def _kind(args: argparse.Namespace, expected: Any, predicted: Any) -> Any:
 def _run_evaluate(args: argparse.Namespace) -> int:
     import numpy as np
 
-    from fmacro.validation.io import read_label_files, read_prediction_pairs, validation_for
+    from fmacro.validation.io import read_label_pair, validation_for
 
     if args.expected is None:
         source = resources.files("fmacro.validation") / "data" / "scene_predictions.csv"
         with resources.as_file(source) as path:
-            expected, predicted = read_prediction_pairs(path)
+            pair = read_label_pair(path)
         title = "scene test set (bundled): ridge classifier, single-label images"
     elif args.predicted is None:
-        expected, predicted = read_prediction_pairs(args.expected, header=args.header)
+        pair = read_label_pair(args.expected, header=args.header)
         title = f"{args.expected} (expected, predicted)"
     else:
-        expected, predicted = read_label_files(args.expected, args.predicted, header=args.header)
+        pair = read_label_pair(args.expected, args.predicted, header=args.header)
         title = f"{args.expected} vs {args.predicted}"
+    expected, predicted = pair.expected, pair.predicted
     kind = _kind(args, expected, predicted)
-    names = (args.expected or "expected", args.predicted or "predicted")
+    if args.expected is not None and args.predicted is None:
+        names = (f"{args.expected} (expected)", f"{args.expected} (predicted)")
+    else:
+        names = (args.expected or "expected", args.predicted or "predicted")
     shapes: list[tuple[int, ...]] = [tuple(np.shape(x)) for x in (expected, predicted)]
     is_matrix = [len(s) == 2 and s[1] > 1 for s in shapes]
     if kind in (None, "multilabel") and is_matrix[0] != is_matrix[1]:
@@ -201,7 +238,7 @@ def _run_evaluate(args: argparse.Namespace) -> int:
             f"--kind multilabel needs 0/1 indicator matrices; {names[0]} holds one label per line"
         )
     if kind in ("binary", "multiclass"):
-        for name, labels in ((args.expected, expected), (args.predicted, predicted)):
+        for name, labels in zip(names, (expected, predicted), strict=True):
             if getattr(labels, "ndim", 1) == 2 and labels.shape[0] == 1 < labels.shape[1]:
                 raise ValueError(
                     f"{name}: a (1, n) row is not a label vector; save a 1-D array or an "
@@ -209,7 +246,7 @@ def _run_evaluate(args: argparse.Namespace) -> int:
                 )
             if getattr(labels, "ndim", 1) == 2 and labels.shape[1] > 1:
                 raise ValueError(
-                    f"{name or 'input'}: a {labels.shape[0]} x {labels.shape[1]} indicator "
+                    f"{name}: a {labels.shape[0]} x {labels.shape[1]} indicator "
                     f"matrix is multi-label data, not {kind} labels (drop --kind {kind})"
                 )
     v = validation_for(
@@ -219,6 +256,7 @@ def _run_evaluate(args: argparse.Namespace) -> int:
         beta=args.beta,
         zero_division=args.zero_division,
         positive=_positive_label(args.positive, expected) if kind == "binary" else 1,
+        classes=pair.classes,
     )
     if args.json:
         print(json.dumps({"source": title, **v.to_dict()}, indent=2))

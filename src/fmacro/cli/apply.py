@@ -5,18 +5,27 @@ The middle step of tune, save, apply, evaluate::
     fmacro thresholds val.npz --method exact --save thr.json
     fmacro apply thr.json test.npz -o pred.npz
     fmacro evaluate test.npz pred.npz
+
+Outputs. ``.npy``: the 0/1 matrix. ``.npz``: arrays ``predicted`` (0/1), ``labels`` (the
+scores file's 0/1 labels, when it has them) and ``classes`` (the class names as a JSON
+list, names keeping their kind, when the thresholds carry them). ``.csv``: the 0/1 rows
+under a header of class names (when known) whose every field is quoted, written with the
+csv module: fmacro and pandas read it back with the same columns whatever the names
+(``"0"``, ``"a,b"``, a quote or a line break included).
 """
 
 from __future__ import annotations
 
 import argparse
+import csv
+import json
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["register", "run"]
+__all__ = ["register", "run", "write_predictions"]
 
 _OUTPUTS = (".npz", ".npy", ".csv")
 
@@ -29,10 +38,12 @@ def register(subparsers: Any) -> None:
         description=(
             "Predict score >= threshold per class (or each object's top k classes for a top_k "
             "result) with thresholds saved by 'fmacro thresholds --save' (.json or .npy), on "
-            "scores in .npz (a 'scores' array; labels optional), .npy or XC/svmlight. Writes "
-            "a 0/1 indicator matrix (objects x classes): .npz (array 'predicted', plus "
-            "'labels' if the scores file has them, so 'fmacro evaluate' can read it), .npy, "
-            "or .csv (with a header of class names when the thresholds carry them)."
+            "scores in .npz (a 'scores' array; 0/1 labels optional), .npy or XC/svmlight. "
+            "Writes a 0/1 indicator matrix (objects x classes): .npz (array 'predicted', plus "
+            "'labels' if the scores file has them and 'classes' if the thresholds name them, "
+            "so 'fmacro evaluate' can read it), .npy, or .csv (with a header of class names "
+            "when the thresholds carry them, every name quoted). The output may not be one "
+            "of the input files."
         ),
     )
     p.add_argument("thresholds", help="thresholds file (.json or .npy)")
@@ -57,39 +68,118 @@ def _read_scores(path: str) -> tuple[Any, Any]:
     return read_xc(file)
 
 
-def _write(path: str, predicted: NDArray[np.bool_], classes: Any, labels: Any) -> None:
+def _check_score_names(path: str, saved: Any) -> None:
+    """Scores from an npz that names its columns must name the thresholds' classes, in order.
+
+    Thresholds are applied by position; a scores file naming its columns otherwise would
+    get thresholds of other classes.
+    """
+    from fmacro.validation._files import checked_path, reading
+    from fmacro.validation.io import _npz_classes
+    from fmacro.validation.names import describe_names, text_names
+
+    file = checked_path(path)
+    if file.suffix.lower() != ".npz" or saved.classes is None:
+        return
+    with reading(file, ".npz file"), np.load(file, allow_pickle=False) as z:
+        named = _npz_classes(z, file)
+    if named is None:
+        return
+    ours, theirs = text_names(saved.classes), text_names(named.names)
+    if ours != theirs:
+        raise ValueError(
+            f"{path}[classes] names the score columns {describe_names(named.names)} but the "
+            f"thresholds are for {describe_names(list(saved.classes))}, in that order"
+        )
+
+
+def write_predictions(
+    path: str | Path, predicted: NDArray[np.bool_], classes: Any = None, labels: Any = None
+) -> None:
+    """Write a 0/1 prediction matrix as ``.npy``, ``.npz`` or ``.csv`` (see the module).
+
+    ``classes`` (one name per column, or ``None``) are written as JSON in an npz and as a
+    quoted header in a CSV; ``labels`` (0/1, same shape, dense or sparse; npz only) are
+    stored as uint8. The file is written under exactly the given name (numpy would add a
+    suffix to ``pred.NPZ``).
+
+    Raises
+    ------
+    ValueError
+        Another suffix, names that are not one per column, or labels of another shape
+        or with values other than 0 and 1.
+    """
+    from fmacro.validation.checks import is_sparse
+    from fmacro.validation.names import check_class_names, names_to_json, text_names
+
     target = Path(path)
     suffix = target.suffix.lower()
     if suffix not in _OUTPUTS:
         raise ValueError(f"{path}: write predictions as .npz, .npy or .csv, got {suffix!r}")
-    as01 = predicted.astype(np.uint8)
+    as01 = np.asarray(predicted).astype(np.uint8)
+    names = check_class_names(classes, "classes")
+    if names is not None and len(names) != as01.shape[1]:
+        raise ValueError(f"{path}: {len(names)} class names for {as01.shape[1]} prediction columns")
     if suffix == ".npy":
-        np.save(target, as01)
+        with open(target, "wb") as fh:
+            np.save(fh, as01)
     elif suffix == ".npz":
         extra: dict[str, Any] = {}
-        if classes is not None:
-            extra["classes"] = np.asarray(classes, dtype=str)
+        if names is not None:
+            extra["classes"] = np.asarray(json.dumps(names_to_json(names)))
         if labels is not None:
-            from fmacro.validation.checks import is_sparse
-
-            extra["labels"] = (labels.toarray() if is_sparse(labels) else np.asarray(labels)) != 0
-        np.savez_compressed(target, predicted=as01, **extra)
+            dense = np.asarray(labels.toarray() if is_sparse(labels) else labels)
+            if dense.shape != as01.shape:
+                raise ValueError(
+                    f"{path}: labels of shape {dense.shape} do not match the "
+                    f"{as01.shape[0]} x {as01.shape[1]} predictions"
+                )
+            if ((dense != 0) & (dense != 1)).any():
+                raise ValueError(f"{path}: labels must be 0 or 1")
+            extra["labels"] = dense.astype(np.uint8)
+        with open(target, "wb") as fh:
+            np.savez_compressed(fh, predicted=as01, **extra)
     else:
-        header = ",".join(classes) if classes is not None else ""
-        np.savetxt(target, as01, fmt="%d", delimiter=",", header=header, comments="")
+        with open(target, "w", encoding="utf-8", newline="") as fh:
+            if names is not None:
+                # Every field quoted: read back as a header whatever the names (issue 26).
+                csv.writer(fh, quoting=csv.QUOTE_ALL, lineterminator="\n").writerow(
+                    text_names(names)
+                )
+            csv.writer(fh, lineterminator="\n").writerows(as01.tolist())
 
 
 def run(args: argparse.Namespace) -> int:
     """Run the subcommand; returns the exit code (bad input raises, the CLI maps it to 2)."""
-    from fmacro.optimize.io import load_rule
+    from fmacro.optimize.io import read_rule
+    from fmacro.validation._files import check_output_path
 
-    rule, classes = load_rule(args.thresholds)
+    if Path(args.output).suffix.lower() not in _OUTPUTS:
+        raise ValueError(
+            f"{args.output}: write predictions as .npz, .npy or .csv, got "
+            f"{Path(args.output).suffix.lower()!r}"
+        )
+    check_output_path(args.output, (args.thresholds, args.scores), "-o/--output")
+    saved = read_rule(args.thresholds)
     scores, labels = _read_scores(args.scores)
+    _check_score_names(args.scores, saved)
+    width = scores.shape[1] if len(scores.shape) == 2 else None
+    if width != saved.n_columns:
+        raise ValueError(
+            f"{args.scores}: scores must have shape (n_samples, {saved.n_columns}) for the "
+            f"thresholds of {args.thresholds}, got {scores.shape}"
+        )
     try:
-        predicted = rule.apply(scores)
+        predicted = saved.rule.apply(scores)
     except ValueError as exc:
         raise ValueError(f"{args.scores}: {exc}") from None
-    _write(args.output, predicted, classes, labels)
+    to_npz = Path(args.output).suffix.lower() == ".npz"
+    if to_npz and labels is not None and labels.shape != predicted.shape:
+        raise ValueError(
+            f"{args.scores}: labels of shape {labels.shape} do not match the scores' "
+            f"{predicted.shape}; they cannot go into {args.output} beside the predictions"
+        )
+    write_predictions(args.output, predicted, saved.classes, labels)
     if not args.quiet:
         n, m = predicted.shape
         print(

@@ -43,6 +43,8 @@ def _type_list(text: str) -> list[str]:
 
 def register(subparsers: Any) -> None:
     """Add the ``fdelta`` subcommand (and its options) to an argparse subparsers object."""
+    from fmacro.cli import int_option
+
     p = subparsers.add_parser(
         "fdelta",
         help="F-Delta perceptron vs weighted delta rule (Paradowski et al. 2019)",
@@ -61,13 +63,13 @@ def register(subparsers: Any) -> None:
     )
     p.add_argument(
         "--datasets",
-        type=int,
+        type=int_option(1),
         default=None,
         help=f"data sets per (type, ratio) cell (default {_DEFAULT['datasets']}, 20 with --full)",
     )
     p.add_argument(
         "--repetitions",
-        type=int,
+        type=int_option(1),
         default=None,
         help=f"trainings per data set (default {_DEFAULT['repetitions']}, 50 with --full)",
     )
@@ -85,12 +87,15 @@ def register(subparsers: Any) -> None:
     )
     p.add_argument(
         "--n",
-        type=int,
+        type=int_option(2),
         default=2000,
         help="examples per data set before the 50/50 split (default 2000; not given in the paper)",
     )
     p.add_argument(
-        "--max-iter", type=int, default=1000, help="gradient iterations at most (default 1000)"
+        "--max-iter",
+        type=int_option(0),
+        default=1000,
+        help="gradient iterations at most (default 1000)",
     )
     p.add_argument(
         "--epsilon",
@@ -99,10 +104,13 @@ def register(subparsers: Any) -> None:
         help="stop when an iteration gains < epsilon x the first gain; 0: never (default 0.1)",
     )
     p.add_argument(
-        "--random-trials", type=int, default=100, help="random-search candidates (default 100)"
+        "--random-trials",
+        type=int_option(0),
+        default=100,
+        help="random-search candidates (default 100)",
     )
-    p.add_argument("--seed", type=int, default=0, help="master seed (default 0)")
-    p.add_argument("--jobs", type=int, default=1, help="worker processes (default 1)")
+    p.add_argument("--seed", type=int_option(0, None), default=0, help="master seed (default 0)")
+    p.add_argument("--jobs", type=int_option(1), default=1, help="worker processes (default 1)")
     p.add_argument(
         "--json", action="store_true", help="print all results as JSON instead of tables"
     )
@@ -123,15 +131,18 @@ def register(subparsers: Any) -> None:
     )
     g.add_argument(
         "--folds",
-        type=int,
+        type=int_option(1),
         default=10,
         help="cross-validation folds, crossval.KFold (default 10); 1 = one 90/10 split",
     )
     g.add_argument(
-        "--m", type=int, default=10, help="neighbours in PATSI's first tier (default 10)"
+        "--m", type=int_option(1), default=10, help="neighbours in PATSI's first tier (default 10)"
     )
     g.add_argument(
-        "--max-words", type=int, default=None, help="evaluate only the most frequent words (speed)"
+        "--max-words",
+        type=int_option(1),
+        default=None,
+        help="evaluate only the most frequent words (speed)",
     )
     p.set_defaults(run=run)
 
@@ -208,13 +219,17 @@ def _run_patsi(args: argparse.Namespace) -> tuple[list[str], dict[str, Any]]:
 
 def run(args: argparse.Namespace) -> int:
     """Run the subcommand; returns the process exit code (0 ok, 2 bad input, 1 missing data)."""
+    from fmacro.validation._files import check_output_path
+
     try:
+        if args.output is not None:  # before the experiment, not after it
+            check_output_path(args.output, (), "-o/--output")
         text, payload = _run_patsi(args) if args.patsi else _run_experiment(args)
     except (ValueError, TypeError) as exc:
-        print(f"fmacro fdelta: error: {exc}", file=sys.stderr)
+        print(f"fmacro fdelta: error: {' '.join(str(exc).split())}", file=sys.stderr)
         return 2
     except FileNotFoundError as exc:
-        print(f"fmacro fdelta: error: {exc}", file=sys.stderr)
+        print(f"fmacro fdelta: error: {' '.join(str(exc).split())}", file=sys.stderr)
         return 1
     print(json.dumps(payload, indent=1) if args.json else "\n".join(text))
     if args.output is not None:

@@ -24,7 +24,7 @@ import numpy as np
 
 from fmacro.optimize.search.points import ClassPoints
 from fmacro.optimize.search.result import ThresholdResult
-from fmacro.validation._files import checked_path
+from fmacro.validation._files import about_file, check_output_path, checked_path
 from fmacro.validation.measures import f_beta_from_pr, mean_defined
 from fmacro.validation.report import format_table
 
@@ -97,7 +97,8 @@ def load_problem(
             )
             return ThresholdProblem(points, None, None, f"{path} (ranked lists)")
         desc = str(path)
-    points = class_points(scores, labels, zero_division=zero_division)
+    with about_file(path or "bundled Corel5k scores"):
+        points = class_points(scores, labels, zero_division=zero_division)
     return ThresholdProblem(points, scores, labels, desc)
 
 
@@ -191,7 +192,7 @@ def macro_f_of(result: ThresholdResult, points: ClassPoints) -> float:
 
 
 def register(subparsers: Any) -> None:
-    from fmacro.cli import add_common_options
+    from fmacro.cli import add_common_options, int_option
 
     p = subparsers.add_parser(
         "thresholds",
@@ -211,7 +212,12 @@ def register(subparsers: Any) -> None:
         choices=METHODS,
         help="method to run (repeat for several; default: all)",
     )
-    p.add_argument("--n-angles", type=int, default=64, help="directions for domain (default 64)")
+    p.add_argument(
+        "--n-angles",
+        type=int_option(3),
+        default=64,
+        help="directions for domain (default 64)",
+    )
     p.add_argument(
         "--time-limit",
         type=float,
@@ -230,7 +236,11 @@ def register(subparsers: Any) -> None:
         metavar="FILE",
         help="held-out scores and labels (.npz or XC/svmlight): print held-out F per method",
     )
-    p.add_argument("--n-samples", type=int, help="number of objects (ranked-list text format)")
+    p.add_argument(
+        "--n-samples",
+        type=int_option(1),
+        help="number of objects (ranked-list text format; at most 2^63 - 1)",
+    )
     p.add_argument("--support", help="file of 'class_id size' lines (ranked-list text format)")
     p.add_argument("--plot", metavar="DIR", help="write PNG plots to DIR (needs matplotlib)")
     p.add_argument(
@@ -238,7 +248,8 @@ def register(subparsers: Any) -> None:
         metavar="FILE",
         help=(
             "save the first method's thresholds (the table's top row): .json (method, beta, "
-            "zero_division, certificate; for 'fmacro apply') or .npy (thresholds only)"
+            "zero_division, certificate; for 'fmacro apply') or .npy (thresholds only); "
+            "not one of the input files"
         ),
     )
     p.add_argument("--quiet", action="store_true", help="no progress display")
@@ -276,6 +287,21 @@ def load_test(path: str, n_columns: int) -> tuple[Any, Any]:
     return scores, labels
 
 
+def _check_outputs(args: argparse.Namespace) -> None:
+    """Refuse a bad ``--save`` or ``--plot`` before the search, not after it."""
+    from pathlib import Path
+
+    if args.plot and Path(args.plot).exists() and not Path(args.plot).is_dir():
+        raise ValueError(f"{args.plot}: --plot needs a folder, and this is a file")
+    if not args.save:
+        return
+
+    suffix = Path(args.save).suffix.lower()
+    if suffix not in (".json", ".npy"):
+        raise ValueError(f"{args.save}: save thresholds as .json or .npy, got {suffix!r}")
+    check_output_path(args.save, (args.file, args.test, args.support), "--save")
+
+
 def held_out(
     result: ThresholdResult, scores: Any, labels: Any, beta: float, zd: float
 ) -> tuple[float, float]:
@@ -304,13 +330,14 @@ def run(args: argparse.Namespace) -> int:
             import matplotlib  # noqa: F401
         except ImportError:
             raise ImportError(INSTALL_HINT) from None
+    methods = tuple(args.method) if args.method else METHODS
+    _check_outputs(args)
     problem = load_problem(
         args.file,
         zero_division=args.zero_division,
         n_samples=args.n_samples,
         support=args.support,
     )
-    methods = tuple(args.method) if args.method else METHODS
     with Progress(len(methods), "thresholds", enabled=not args.quiet) as bar:
 
         def step(name: str) -> None:
@@ -334,7 +361,8 @@ def run(args: argparse.Namespace) -> int:
     for result, seconds in results:
         extra = {}
         if test is not None:
-            tf, tmf = held_out(result, *test, args.beta, args.zero_division)
+            with about_file(args.test):
+                tf, tmf = held_out(result, *test, args.beta, args.zero_division)
             extra = {"test_f_macro": tf, "test_macro_f": tmf}
         if result.method == "tune":
             d = result.diagnostics
