@@ -9,12 +9,17 @@ from __future__ import annotations
 
 import math
 from collections.abc import Hashable, Sequence
+from decimal import Decimal
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
 __all__ = [
+    "BETA_MAX",
+    "BETA_MIN",
+    "INT64_MAX",
+    "WEIGHTED_TOTAL_MAX",
     "ZERO_DIVISION_CHOICES",
     "as_float_array",
     "as_label_vector",
@@ -23,12 +28,28 @@ __all__ = [
     "check_exact_in_float64",
     "check_fits_int64",
     "check_fraction",
+    "check_positive_real",
     "check_same_length",
     "check_zero_division",
+    "describe_total",
     "is_sparse",
+    "short_number",
 ]
 
 ZERO_DIVISION_CHOICES = "0.0, 1.0 or nan"
+
+#: The largest int64, 2**63 - 1: integer counts and their totals must not exceed it.
+INT64_MAX = 2**63 - 1
+
+#: The largest accepted total of weighted counts (a sum of sample weights): 2**1022, a
+#: quarter of the float64 range. Any sum of such counts, in any order, stays finite, and
+#: so do (1 + beta**2) TP + beta**2 FN + FP for beta <= 1 (at most twice the total).
+WEIGHTED_TOTAL_MAX = 2.0**1022
+
+#: The accepted range of ``beta``: [2**-254, 2**254], about 3.5e-77 to 2.9e76 (see
+#: :func:`check_beta` for why).
+BETA_MIN = 2.0**-254
+BETA_MAX = 2.0**254
 
 
 def is_sparse(x: object) -> bool:
@@ -36,14 +57,94 @@ def is_sparse(x: object) -> bool:
     return hasattr(x, "tocsr") and hasattr(x, "nnz")
 
 
+def _real(value: object, name: str, expected: str) -> float:
+    """``value`` as a float: a real number (not a bool), else ``TypeError`` naming ``name``.
+
+    An integer too large for float64 (``float`` would raise ``OverflowError``) becomes
+    ``inf``, so that the caller's range check refuses it with its own message.
+    """
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise TypeError(f"{name} must be {expected}, got {type(value).__name__}")
+    try:
+        return float(value)
+    except OverflowError:
+        return math.inf if value > 0 else -math.inf
+
+
+def check_positive_real(value: object, name: str) -> float:
+    """Return ``value`` as a float after checking it is a finite real number > 0."""
+    out = _real(value, name, "a real number > 0")
+    if not math.isfinite(out) or out <= 0.0:
+        raise ValueError(f"{name} must be a finite number > 0, got {value!r:.40}")
+    return out
+
+
 def check_beta(beta: object, name: str = "beta") -> float:
-    """Return ``beta`` as a float after checking it is finite and > 0."""
-    if isinstance(beta, bool) or not isinstance(beta, (int, float, np.integer, np.floating)):
-        raise TypeError(f"{name} must be a real number > 0, got {type(beta).__name__}")
-    value = float(beta)
-    if not math.isfinite(value) or value <= 0.0:
-        raise ValueError(f"{name} must be a finite number > 0, got {beta!r}")
+    """Return ``beta`` as a float after checking it lies in [2**-254, 2**254].
+
+    ``beta`` must be a real number (not a bool), finite and > 0. It must moreover lie in
+    ``[BETA_MIN, BETA_MAX] = [2**-254, 2**254]`` (about 3.5e-77 to 2.9e76): for every
+    beta in that range every F_beta formula of fmacro is computed in float64 without
+    overflow or underflow, and the range is closed under ``beta -> 1 / beta`` (which
+    swaps the roles of precision and recall). Outside it the arithmetic breaks:
+
+    * P/R form ``(1 + b**2) P R / (b**2 P + R)`` with P, R in [0, 1]: ``1 + b**2`` must be
+      finite, so ``b < 2**512`` (about 1.3e154; above it F is NaN).
+    * Counts form ``(1 + b**2) TP / ((1 + b**2) TP + b**2 FN + FP)`` with integer counts
+      whose total is at most ``2**63 - 1``: the denominator is below
+      ``(1 + b**2) 2**63``, finite for ``b <= 2**480`` (about 3.1e144; above it F is 0
+      or NaN). Weighted counts (totals up to 2**1022) overflow sooner when beta > 1:
+      :func:`validation.measures.f_beta_from_counts` refuses them with a message.
+    * The certified searches (``optimize.search``: the maximum of F on a segment, the
+      second-order remainder bound, the localization) square ``b**2`` again: their terms
+      are at most ``16 (1 + b**2)**2``, finite for ``b <= 2**254``. This is the binding
+      bound.
+    * Small beta: ``b**2`` underflows to 0 for ``b`` below about ``2**-537``; the counts
+      form then gives ``zero_division`` instead of 0 when TP = FP = 0 < FN (F_beta
+      there is 0 for every beta > 0). ``b >= 2**-254`` keeps ``b**2`` and ``b**4``
+      normal floats (>= 2**-1016), so ``b**2 FN > 0`` for every integer FN >= 1.
+
+    Raises
+    ------
+    TypeError
+        For a bool or a non-number.
+    ValueError
+        For NaN, infinity, ``beta <= 0`` or a beta outside ``[2**-254, 2**254]``.
+    """
+    value = check_positive_real(beta, name)
+    if not BETA_MIN <= value <= BETA_MAX:
+        raise ValueError(
+            f"{name} must lie in [2**-254, 2**254] (about 3.5e-77 to 2.9e76), where F_beta "
+            f"is computed in float64 without overflow or underflow, got {beta!r:.40}"
+        )
     return value
+
+
+def describe_total(values: Any) -> str:
+    """The sum of non-negative floats ``values``, written for a message (``'2e+308'``).
+
+    Also when it overflows float64: the sum is then taken of the values scaled by 2**-64
+    (exact for values that large) and written from its exact decimal value.
+    """
+    arr = np.asarray(values, dtype=np.float64)
+    with np.errstate(over="ignore"):
+        total = float(arr.sum())
+    if math.isfinite(total):
+        return short_number(total)
+    scaled = float((arr * 2.0**-64).sum())
+    return short_number(Decimal(scaled) * Decimal(2) ** 64)
+
+
+def short_number(value: float | int | Decimal) -> str:
+    """``value`` with 5 significant digits, trailing zeros dropped: ``'2e+308'``,
+    ``'4.4942e+307'``; integers are written in full. A ``Decimal`` can exceed float64
+    (a true sum that overflowed)."""
+    if isinstance(value, int):
+        return str(value)
+    mantissa, exponent = f"{Decimal(value):.4e}".split("e")
+    if "." in mantissa:
+        mantissa = mantissa.rstrip("0").rstrip(".")
+    return f"{mantissa}e{exponent}"
 
 
 def check_zero_division(zero_division: object, name: str = "zero_division") -> float:
@@ -57,16 +158,10 @@ def check_zero_division(zero_division: object, name: str = "zero_division") -> f
         if zero_division.lower() == "nan":
             return math.nan
         raise ValueError(f"{name} must be {ZERO_DIVISION_CHOICES}, got {zero_division!r}")
-    if isinstance(zero_division, bool) or not isinstance(
-        zero_division, (int, float, np.integer, np.floating)
-    ):
-        raise TypeError(
-            f"{name} must be {ZERO_DIVISION_CHOICES}, got {type(zero_division).__name__}"
-        )
-    value = float(zero_division)
+    value = _real(zero_division, name, ZERO_DIVISION_CHOICES)
     if math.isnan(value) or value in (0.0, 1.0):
         return value
-    raise ValueError(f"{name} must be {ZERO_DIVISION_CHOICES}, got {zero_division!r}")
+    raise ValueError(f"{name} must be {ZERO_DIVISION_CHOICES}, got {zero_division!r:.40}")
 
 
 def check_bool_bytes(arr: NDArray[Any], name: str) -> None:
@@ -101,11 +196,9 @@ def check_fits_int64(arr: NDArray[Any], name: str) -> None:
 
 def check_fraction(value: object, name: str) -> float:
     """Return ``value`` as a float strictly inside (0, 1)."""
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise TypeError(f"{name} must be a number in (0, 1), got {type(value).__name__}")
-    out = float(value)
+    out = _real(value, name, "a number in (0, 1)")
     if not (0.0 < out < 1.0):
-        raise ValueError(f"{name} must lie strictly between 0 and 1, got {value!r}")
+        raise ValueError(f"{name} must lie strictly between 0 and 1, got {value!r:.40}")
     return out
 
 

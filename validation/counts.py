@@ -12,6 +12,7 @@ pure function of the pooled counts (see :mod:`validation.measures`).
 from __future__ import annotations
 
 import math
+from decimal import Decimal
 from typing import Any, TypeVar
 
 import attrs
@@ -19,6 +20,12 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from fmacro.validation._values import read_only_copies, value_key
+from fmacro.validation.checks import (
+    INT64_MAX,
+    WEIGHTED_TOTAL_MAX,
+    describe_total,
+    short_number,
+)
 
 _Summable = TypeVar("_Summable")
 
@@ -43,8 +50,10 @@ __all__ = [
     "ConfusionMatrix",
     "Count",
     "Counts",
+    "add_counts",
     "count_array",
     "count_scalar",
+    "exact_total",
     "frozen_array",
     "frozen_counts",
     "sum_start",
@@ -62,9 +71,14 @@ Count = int | float
 """An integer count, or a float one when observations are weighted."""
 
 
-def _non_negative(instance: object, attribute: attrs.Attribute[Any], value: Count) -> None:
+def _count_in_range(instance: object, attribute: attrs.Attribute[Any], value: Count) -> None:
     if value < 0:
         raise ValueError(f"{attribute.name} must be a non-negative count, got {value}")
+    if isinstance(value, int) and value > INT64_MAX:
+        raise ValueError(
+            f"{attribute.name} must fit in int64 (at most 2**63 - 1), got {value}: "
+            "integer counts beyond it cannot be measured exactly"
+        )
 
 
 def _as_count(value: object) -> Count:
@@ -82,6 +96,33 @@ def _as_count(value: object) -> Count:
     )
 
 
+def _exact(value: Count) -> Decimal | int:
+    """A count as an exact number (a float's exact binary value), for sums in messages."""
+    return Decimal(value) if isinstance(value, float) else value
+
+
+def _check_scalar_total(values: tuple[Count, ...], what: str) -> None:
+    """Refuse counts whose total does not fit: int64 for integers, 2**1022 when weighted.
+
+    Every sum of the counts a measure takes (TP + FP, TP + FN, the total, ...) is then
+    representable: no int64 wrap-around and no float64 overflow.
+    """
+    if any(isinstance(v, float) for v in values):
+        total = sum(_exact(v) for v in values)
+        if total > WEIGHTED_TOTAL_MAX:
+            raise ValueError(
+                f"{what} = {short_number(total)} is more than 2**1022 (about 4.5e307), "
+                "beyond which sums of weighted counts overflow float64; scale the weights down"
+            )
+    else:
+        exact = sum(int(v) for v in values)
+        if exact > INT64_MAX:
+            raise ValueError(
+                f"{what} = {exact} is more than 2**63 - 1, the largest int64: integer "
+                "counts and their total must fit in int64"
+            )
+
+
 @attrs.frozen
 class Counts:
     """Binary outcome counts: true/false positives, false/true negatives.
@@ -96,10 +137,13 @@ class Counts:
     True
     """
 
-    tp: Count = attrs.field(converter=_as_count, validator=_non_negative)
-    fp: Count = attrs.field(converter=_as_count, validator=_non_negative)
-    fn: Count = attrs.field(converter=_as_count, validator=_non_negative)
-    tn: Count = attrs.field(default=0, converter=_as_count, validator=_non_negative)
+    tp: Count = attrs.field(converter=_as_count, validator=_count_in_range)
+    fp: Count = attrs.field(converter=_as_count, validator=_count_in_range)
+    fn: Count = attrs.field(converter=_as_count, validator=_count_in_range)
+    tn: Count = attrs.field(default=0, converter=_as_count, validator=_count_in_range)
+
+    def __attrs_post_init__(self) -> None:
+        _check_scalar_total((self.tp, self.fp, self.fn, self.tn), "tp + fp + fn + tn")
 
     @classmethod
     def zero(cls) -> Counts:
@@ -109,9 +153,18 @@ class Counts:
     def __add__(self, other: object) -> Counts:
         if not isinstance(other, Counts):
             return NotImplemented
-        return Counts(
-            self.tp + other.tp, self.fp + other.fp, self.fn + other.fn, self.tn + other.tn
-        )
+        pooled = []
+        for name in ("tp", "fp", "fn", "tn"):
+            a, b = getattr(self, name), getattr(other, name)
+            total = a + b  # exact for integers; a float sum may overflow to inf
+            if isinstance(total, float) and not total <= WEIGHTED_TOTAL_MAX:
+                true = short_number(_exact(a) + _exact(b))
+                raise ValueError(
+                    f"pooled {name} = {a!r} + {b!r} = {true} is more than 2**1022 "
+                    "(about 4.5e307), beyond which weighted counts overflow float64"
+                )
+            pooled.append(total)
+        return Counts(*pooled)
 
     def __radd__(self, other: object) -> Counts:
         return sum_start(other, self)
@@ -139,6 +192,11 @@ def count_array(
     arr = np.asarray(value)
     if ndim is not None and arr.ndim != ndim:
         raise ValueError(f"{what} must be {ndim}-D, got shape {arr.shape}")
+    if arr.dtype == object and arr.size and all(_is_int(v) for v in arr.flat):
+        # numpy keeps Python integers beyond uint64 as objects: say so, by value
+        top = max(int(v) for v in arr.flat)
+        if top > INT64_MAX:
+            raise ValueError(f"{what} must fit in int64 (at most 2**63 - 1), found {top}")
     if arr.size == 0 or np.issubdtype(arr.dtype, np.integer):
         if arr.size and arr.max() > np.iinfo(np.int64).max:
             raise ValueError(f"{what} must fit in int64 (at most 2**63 - 1), found {arr.max()}")
@@ -153,6 +211,68 @@ def count_array(
     if arr.size and arr.min() < 0:
         raise ValueError(f"{what} must be non-negative, found {arr.min()}")
     return frozen_array(arr, dtype)
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+
+
+def exact_total(values: NDArray[Any]) -> Count:
+    """The sum of non-negative counts: an exact Python int for integer counts (no int64
+    wrap-around, even past 2**63), a float for weighted ones (``inf`` if it overflows)."""
+    arr = np.asarray(values)
+    if arr.dtype.kind == "f":
+        with np.errstate(over="ignore"):
+            return float(arr.sum())
+    if arr.size == 0:
+        return 0
+    flat = arr.astype(np.int64, copy=False).reshape(-1)
+    if int(flat.max()) <= INT64_MAX // flat.size:  # the int64 sum cannot wrap
+        return int(flat.sum())
+    if flat.size < 2**31:  # high and low 32 bits summed apart cannot wrap either
+        high = int((flat >> 32).sum())
+        low = int((flat & 0xFFFFFFFF).sum())
+        return (high << 32) + low
+    return sum(int(v) for v in flat.tolist())
+
+
+def add_counts(a: NDArray[Any], b: NDArray[Any], what: str) -> NDArray[Any]:
+    """``a + b`` of two count arrays of one shape, refusing a sum past the count range.
+
+    Integer counts: an entry past 2**63 - 1 (where int64 would wrap to a negative
+    number) is refused naming its true sum; weighted counts: an entry past 2**1022.
+    """
+    if a.dtype.kind == "f" or b.dtype.kind == "f":
+        with np.errstate(over="ignore"):
+            out = np.add(a, b, dtype=np.float64)
+        bad = ~(out <= WEIGHTED_TOTAL_MAX)
+        limit = "2**1022 (about 4.5e307), beyond which weighted counts overflow float64"
+    else:
+        bad = b > INT64_MAX - a  # both non-negative: the test itself cannot wrap
+        out = None
+        limit = "2**63 - 1, the largest int64"
+    if bad.any():
+        at = tuple(int(i) for i in np.argwhere(bad)[0])
+        x, y = a[at].item(), b[at].item()
+        shown = short_number(_exact(x) + _exact(y))
+        where = f"[{at[0]}]" if len(at) == 1 else str(list(at))
+        raise ValueError(f"pooled {what}{where} = {x!r} + {y!r} = {shown} is more than {limit}")
+    return np.asarray(a + b) if out is None else out
+
+
+def _check_array_totals(arrays: tuple[NDArray[Any], ...], what: str) -> None:
+    """Refuse count arrays whose element-wise total does not fit (see ``Counts``).
+
+    The totals are first summed in float64: an integer total past 2**63 - 1 shows there
+    as at least 2**62, and only such entries are summed exactly.
+    """
+    with np.errstate(over="ignore"):
+        approx = sum((a.astype(np.float64) for a in arrays[1:]), arrays[0].astype(np.float64))
+    weighted = arrays[0].dtype.kind == "f"
+    suspects = np.flatnonzero(~(approx <= (WEIGHTED_TOTAL_MAX if weighted else 2.0**62)))
+    for k in suspects.tolist():
+        values = tuple(a.reshape(-1)[k].item() for a in arrays)
+        _check_scalar_total(values, f"{what} of entry {k}")
 
 
 def count_scalar(value: Any) -> Count:
@@ -196,6 +316,7 @@ class ClassCounts:
             # mixing integer and weighted arrays: make all four weighted
             for name in ("tp", "fp", "fn", "tn"):
                 object.__setattr__(self, name, frozen_array(getattr(self, name), np.float64))
+        _check_array_totals((self.tp, self.fp, self.fn, self.tn), "tp + fp + fn + tn")
 
     @property
     def weighted(self) -> bool:
@@ -218,8 +339,26 @@ class ClassCounts:
         return frozen_array(self.tp + self.fn)
 
     def pooled(self) -> Counts:
-        """Counts summed over classes (the input of micro averages)."""
-        return Counts(*(count_scalar(a.sum()) for a in (self.tp, self.fp, self.fn, self.tn)))
+        """Counts summed over classes (the input of micro averages).
+
+        Integer sums are exact (no int64 wrap-around); the pooled counts must then fit
+        as :class:`Counts` do.
+        """
+        sums = [exact_total(a) for a in (self.tp, self.fp, self.fn, self.tn)]
+        if self.weighted and not all(s <= WEIGHTED_TOTAL_MAX for s in sums):
+            name, arr = next(
+                (n, a)
+                for n, a, s in zip(("tp", "fp", "fn", "tn"), self._arrays(), sums, strict=True)
+                if not s <= WEIGHTED_TOTAL_MAX
+            )
+            raise ValueError(
+                f"pooled {name} (summed over classes) = {describe_total(arr)} is more than "
+                "2**1022 (about 4.5e307), beyond which weighted counts overflow float64"
+            )
+        return Counts(*sums)
+
+    def _arrays(self) -> tuple[NDArray[Any], ...]:
+        return (self.tp, self.fp, self.fn, self.tn)
 
     def __getitem__(self, k: int) -> Counts:
         return Counts(*(count_scalar(a[k]) for a in (self.tp, self.fp, self.fn, self.tn)))
@@ -230,7 +369,12 @@ class ClassCounts:
         if other.n_classes != self.n_classes:
             raise ValueError(f"cannot add counts of {self.n_classes} and {other.n_classes} classes")
         return ClassCounts(
-            self.tp + other.tp, self.fp + other.fp, self.fn + other.fn, self.tn + other.tn
+            *(
+                add_counts(a, b, name)
+                for name, a, b in zip(
+                    ("tp", "fp", "fn", "tn"), self._arrays(), other._arrays(), strict=True
+                )
+            )
         )
 
     def __radd__(self, other: object) -> ClassCounts:
@@ -262,6 +406,19 @@ class ConfusionMatrix:
     """
 
     matrix: NDArray[Any] = attrs.field(converter=_frozen_square, eq=value_key)
+
+    def __attrs_post_init__(self) -> None:
+        total = exact_total(self.matrix)
+        if self.weighted and not total <= WEIGHTED_TOTAL_MAX:
+            raise ValueError(
+                f"the confusion matrix counts sum to {describe_total(self.matrix)}, more than "
+                "2**1022 (about 4.5e307), beyond which weighted counts overflow float64"
+            )
+        if not self.weighted and total > INT64_MAX:
+            raise ValueError(
+                f"the confusion matrix counts sum to {total}, more than 2**63 - 1, the "
+                "largest int64: integer counts and their total must fit in int64"
+            )
 
     @classmethod
     def zero(cls, n_classes: int) -> ConfusionMatrix:
@@ -298,7 +455,7 @@ class ConfusionMatrix:
             raise ValueError(
                 f"cannot add confusion matrices of {self.n_classes} and {other.n_classes} classes"
             )
-        return ConfusionMatrix(self.matrix + other.matrix)
+        return ConfusionMatrix(add_counts(self.matrix, other.matrix, "confusion matrix counts"))
 
     def __radd__(self, other: object) -> ConfusionMatrix:
         return sum_start(other, self)

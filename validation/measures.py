@@ -58,13 +58,45 @@ def safe_divide(num: Any, den: Any, zero_division: float) -> Any:
     return out
 
 
+def _count_sum(a: Any, b: Any) -> Any:
+    """``np.add(a, b)`` of counts, refusing integer counts whose sum leaves int64.
+
+    numpy would wrap such a sum around to a negative number (or raise ``OverflowError``
+    for a Python integer beyond int64); the counts classes never hold such counts, this
+    guards direct calls.
+    """
+    try:
+        with np.errstate(over="ignore"):  # a wrap-around is reported below
+            out = np.add(a, b)
+    except OverflowError:
+        raise ValueError(
+            "integer counts must fit in int64 (at most 2**63 - 1), got a larger one"
+        ) from None
+    kind = getattr(out, "dtype", np.dtype(type(out))).kind
+    if kind == "i":
+        # counts are non-negative: a sum that wrapped is negative (one pass, no temporary)
+        wrapped = bool(np.size(out) and np.min(out) < 0) and bool(
+            np.any((np.asarray(a) >= 0) & (np.asarray(b) >= 0) & (out < 0))
+        )
+    elif kind == "u":
+        wrapped = bool(np.any(out < np.asarray(a, dtype=out.dtype)))
+    else:
+        return out
+    if wrapped:
+        raise ValueError(
+            "integer counts must fit in int64 with their sums (at most 2**63 - 1): "
+            "a sum of the counts given wraps around"
+        )
+    return out
+
+
 @overload
 def precision(tp: Number, fp: Number, zero_division: float = 0.0) -> float: ...
 @overload
 def precision(tp: Values, fp: Values, zero_division: float = 0.0) -> NDArray[np.float64]: ...
 def precision(tp: Any, fp: Any, zero_division: float = 0.0) -> Any:
     """TP / (TP + FP)."""
-    return safe_divide(tp, np.add(tp, fp), zero_division)
+    return safe_divide(tp, _count_sum(tp, fp), zero_division)
 
 
 @overload
@@ -73,7 +105,7 @@ def recall(tp: Number, fn: Number, zero_division: float = 0.0) -> float: ...
 def recall(tp: Values, fn: Values, zero_division: float = 0.0) -> NDArray[np.float64]: ...
 def recall(tp: Any, fn: Any, zero_division: float = 0.0) -> Any:
     """TP / (TP + FN), also called sensitivity or true-positive rate."""
-    return safe_divide(tp, np.add(tp, fn), zero_division)
+    return safe_divide(tp, _count_sum(tp, fn), zero_division)
 
 
 @overload
@@ -82,7 +114,7 @@ def specificity(tn: Number, fp: Number, zero_division: float = 0.0) -> float: ..
 def specificity(tn: Values, fp: Values, zero_division: float = 0.0) -> NDArray[np.float64]: ...
 def specificity(tn: Any, fp: Any, zero_division: float = 0.0) -> Any:
     """TN / (TN + FP), the true-negative rate."""
-    return safe_divide(tn, np.add(tn, fp), zero_division)
+    return safe_divide(tn, _count_sum(tn, fp), zero_division)
 
 
 @overload
@@ -95,8 +127,8 @@ def accuracy(
 ) -> NDArray[np.float64]: ...
 def accuracy(tp: Any, fp: Any, fn: Any, tn: Any, zero_division: float = 0.0) -> Any:
     """(TP + TN) / (TP + FP + FN + TN)."""
-    total = np.add(np.add(tp, fp), np.add(fn, tn))
-    return safe_divide(np.add(tp, tn), total, zero_division)
+    total = _count_sum(_count_sum(tp, fp), _count_sum(fn, tn))
+    return safe_divide(_count_sum(tp, tn), total, zero_division)
 
 
 @overload
@@ -110,11 +142,59 @@ def f_beta_from_counts(
 def f_beta_from_counts(
     tp: Any, fp: Any, fn: Any, beta: float = 1.0, zero_division: float = 0.0
 ) -> Any:
-    """(1+b²)TP / ((1+b²)TP + b²FN + FP); 0/0 (no TP, FP or FN) gives ``zero_division``."""
+    """(1+b²)TP / ((1+b²)TP + b²FN + FP); 0/0 (no TP, FP or FN) gives ``zero_division``.
+
+    Raises ``ValueError`` (naming beta and the counts) where the float64 arithmetic
+    would give a wrong number: the denominator overflows while TP > 0 (weighted counts
+    near 2**1022 with beta > 1; with integer counts and a beta accepted by
+    :func:`validation.checks.check_beta` it cannot), or ``b²FN`` underflows to 0 with
+    TP = FP = 0 < FN and ``zero_division`` not 0 (F_beta is 0 there, not
+    ``zero_division``).
+    """
     b2 = beta * beta
-    num = (1.0 + b2) * np.asarray(tp, dtype=np.float64)
-    den = num + b2 * np.asarray(fn, dtype=np.float64) + np.asarray(fp, dtype=np.float64)
+    tp_f = np.asarray(tp, dtype=np.float64)
+    fn_f = np.asarray(fn, dtype=np.float64)
+    fp_f = np.asarray(fp, dtype=np.float64)
+    with np.errstate(over="ignore"):
+        num = (1.0 + b2) * tp_f
+        den = num + b2 * fn_f + fp_f
+    if np.isinf(den).any() or (zero_division != 0.0 and (den == 0).any()):
+        _check_f_beta_range(tp_f, fp_f, fn_f, den, beta)
     return safe_divide(num, den, zero_division)
+
+
+def _check_f_beta_range(
+    tp: NDArray[np.float64],
+    fp: NDArray[np.float64],
+    fn: NDArray[np.float64],
+    den: NDArray[np.float64],
+    beta: float,
+) -> None:
+    """Refuse counts whose F_beta denominator overflowed or lost ``b²FN`` to underflow."""
+    # where TP = 0 an infinite denominator still gives the right F, 0
+    finite = np.isfinite(tp) & np.isfinite(fp) & np.isfinite(fn)
+    over = np.isinf(den) & finite & (tp > 0)
+    under = (den == 0) & (fn > 0) & finite
+    for bad, what, hint in (
+        (
+            over,
+            "overflows float64: (1 + beta**2) * TP + beta**2 * FN + FP is above 1.8e308",
+            "use a smaller beta or scale sample_weight down (F does not change when every "
+            "weight is multiplied by the same number)",
+        ),
+        (
+            under,
+            "underflows: beta**2 * FN rounds to 0 although FN > 0",
+            "use a larger beta or scale sample_weight up",
+        ),
+    ):
+        if bad.any():
+            at = np.unravel_index(int(np.flatnonzero(bad)[0]), bad.shape)
+            tp_k, fp_k, fn_k = (float(np.broadcast_to(x, bad.shape)[at]) for x in (tp, fp, fn))
+            raise ValueError(
+                f"F_beta with beta={beta:.6g} of the counts TP={tp_k:.6g}, FP={fp_k:.6g}, "
+                f"FN={fn_k:.6g} {what}; {hint}"
+            )
 
 
 _SCALARS = (float, int, np.floating, np.integer)

@@ -20,7 +20,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from fmacro.validation import _kernels
-from fmacro.validation.checks import is_sparse
+from fmacro.validation.checks import WEIGHTED_TOTAL_MAX, describe_total, is_sparse
 
 __all__ = [
     "check_sample_weight",
@@ -30,30 +30,42 @@ __all__ = [
 ]
 
 
-def check_sample_weight(sample_weight: Any, n_samples: int) -> NDArray[np.float64] | None:
+def check_sample_weight(
+    sample_weight: Any, n_samples: int, name: str = "sample_weight"
+) -> NDArray[np.float64] | None:
     """``sample_weight`` as a float64 vector of ``n_samples`` weights (``None`` stays ``None``).
+
+    The one check of sample weights: every function taking ``sample_weight`` (the
+    validations, cross-validation, ``optimize.best_threshold``, ``optimize.class_points``,
+    the scikit-learn wrappers) runs it, so they accept and refuse the same weights.
+
+    The weights must sum to at most ``2**1022`` (:data:`~validation.checks.WEIGHTED_TOTAL_MAX`,
+    about 4.5e307): every weighted count is then a sum of at most that much, any sum of
+    counts stays finite and F_beta's ``(1 + b**2) TP + b**2 FN + FP`` too for beta <= 1.
+    Measures do not change when every weight is multiplied by the same number, so larger
+    weights can be scaled down.
 
     Raises
     ------
     TypeError
         For a sparse matrix, booleans, strings or other non-numeric weights.
     ValueError
-        For a shape other than ``(n_samples,)``, NaN, infinite or negative weights, or
-        weights that are all zero.
+        For a shape other than ``(n_samples,)``, NaN, infinite or negative weights,
+        weights that are all zero, or weights summing to more than 2**1022.
     """
     if sample_weight is None:
         return None
     if is_sparse(sample_weight):
-        raise TypeError("sample_weight must be a 1-D array of numbers, got a sparse matrix")
+        raise TypeError(f"{name} must be a 1-D array of numbers, got a sparse matrix")
     raw = sample_weight.to_numpy() if hasattr(sample_weight, "to_numpy") else sample_weight
     arr = np.asarray(raw)
     if arr.dtype == np.bool_ or arr.dtype.kind not in "iuf":
-        raise TypeError(f"sample_weight must hold numbers, got dtype {arr.dtype}")
+        raise TypeError(f"{name} must hold numbers, got dtype {arr.dtype}")
     if arr.ndim != 1:
-        raise ValueError(f"sample_weight must be 1-dimensional, got shape {arr.shape}")
+        raise ValueError(f"{name} must be 1-dimensional, got shape {arr.shape}")
     if arr.shape[0] != n_samples:
         raise ValueError(
-            f"sample_weight has {arr.shape[0]} entries, expected {n_samples} (one per sample)"
+            f"{name} has {arr.shape[0]} entries, expected {n_samples} (one per sample)"
         )
     weights = np.ascontiguousarray(arr, dtype=np.float64)
     if not weights.size:
@@ -61,12 +73,21 @@ def check_sample_weight(sample_weight: Any, n_samples: int) -> NDArray[np.float6
     # min and max are vectorized passes; a NaN makes both NaN, an infinity shows in one
     smallest, largest = float(weights.min()), float(weights.max())
     if not (math.isfinite(smallest) and math.isfinite(largest)):
-        raise ValueError("sample_weight contains NaN or infinite values")
+        raise ValueError(f"{name} contains NaN or infinite values")
     if smallest < 0:
-        raise ValueError(f"sample_weight must be non-negative, got {smallest}")
+        raise ValueError(f"{name} must be non-negative, got {smallest}")
     if largest == 0:
         # every count would be 0 and every measure 0/0 (scikit-learn refuses it too)
-        raise ValueError("sample_weight is all zero; at least one sample must count")
+        raise ValueError(f"{name} is all zero; at least one sample must count")
+    with np.errstate(over="ignore"):  # an overflow to inf is refused just below
+        total = float(weights.sum())
+    if not total <= WEIGHTED_TOTAL_MAX:
+        raise ValueError(
+            f"{name} sums to {describe_total(weights)}, more than 2**1022 (about 4.5e307), "
+            "beyond which the weighted counts and F_beta overflow float64; scale the "
+            "weights down (the measures do not change when every weight is multiplied by "
+            "the same number)"
+        )
     return weights
 
 

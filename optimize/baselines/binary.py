@@ -114,12 +114,15 @@ def best_threshold(
     labels
         1-D 0/1 labels (bool, int or float), same length as ``scores``.
     beta
-        F_beta weight, > 0 (``beta > 1`` favours recall).
+        F_beta weight in [2**-254, 2**254] (``beta > 1`` favours recall; see
+        :func:`validation.checks.check_beta`).
     zero_division
         Value of a 0/0 ratio: 0.0 (default), 1.0 or ``nan``.
     sample_weight
         One non-negative weight per object: a weighted object counts that much in the
-        true and false positives (as in scikit-learn's weighted metrics).
+        true and false positives (as in scikit-learn's weighted metrics). Checked by
+        :func:`validation.weights.check_sample_weight`, as in the validations: the
+        weights must sum to at most 2**1022.
 
     Returns
     -------
@@ -130,7 +133,10 @@ def best_threshold(
     ------
     ValueError
         Empty or non-1-D input, length mismatch, NaN/inf scores, labels not 0/1,
-        ``beta <= 0``, a bad ``zero_division``.
+        ``beta`` outside [2**-254, 2**254], a bad ``zero_division``, bad
+        ``sample_weight`` (negative, NaN/inf, all zero, summing past 2**1022), or
+        weighted counts so large that F_beta overflows float64 for this beta (then
+        scale the weights down: F does not change).
 
     Notes
     -----

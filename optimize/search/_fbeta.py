@@ -1,5 +1,11 @@
 """Geometry of F_beta that the certified methods share (private): gradient angle, maximum
-on a segment, second-order remainder. F_beta itself is :mod:`fmacro.validation.measures`'s."""
+on a segment, second-order remainder. F_beta itself is :mod:`fmacro.validation.measures`'s.
+
+These formulas square ``b**2`` again (the discriminant of :func:`segment_max` and the
+remainder of :func:`eps_bound` hold terms up to ``16 (1 + b**2)**2`` for P, R in [0, 1]):
+they stay finite for ``beta <= 2**254``, the bound :func:`validation.checks.check_beta`
+enforces (above it a root of the quadratic would be lost to overflow, silently).
+"""
 
 from __future__ import annotations
 

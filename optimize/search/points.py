@@ -103,7 +103,12 @@ from fmacro.optimize.search._blocks import (
 )
 from fmacro.validation import measures
 from fmacro.validation._values import read_only_copies
-from fmacro.validation.checks import check_exact_in_float64, check_zero_division, is_sparse
+from fmacro.validation.checks import (
+    INT64_MAX,
+    check_exact_in_float64,
+    check_zero_division,
+    is_sparse,
+)
 from fmacro.validation.counts import count_scalar, frozen_array
 from fmacro.validation.weights import check_sample_weight
 
@@ -332,8 +337,8 @@ class ClassPoints:
         if flat.ndim != 1:
             raise ValueError(f"labels must be 1-dimensional, got shape {flat.shape}")
         flat = _as_uint8_01(flat, "lists")
-        ptr = np.asarray(indptr, dtype=np.int64)
-        sizes = np.asarray(support, dtype=np.int64).reshape(-1)
+        ptr = _whole_numbers(indptr, "indptr")
+        sizes = _whole_numbers(support, "support").reshape(-1)
         n = ptr.size - 1
         if n < 1:
             raise ValueError("lists is empty; at least one class is needed")
@@ -341,8 +346,11 @@ class ClassPoints:
             raise ValueError(f"support must have one entry per class ({n}), got {sizes.size}")
         if isinstance(n_samples, bool) or not isinstance(n_samples, (int, np.integer)):
             raise TypeError(f"n_samples must be a positive integer, got {type(n_samples).__name__}")
-        if int(n_samples) < 1:
-            raise ValueError(f"n_samples must be a positive integer, got {n_samples!r}")
+        if not 1 <= int(n_samples) <= INT64_MAX:
+            raise ValueError(
+                f"n_samples must be a positive integer that fits in int64 (at most 2**63 - 1), "
+                f"got {n_samples!r}"
+            )
         big_n = int(n_samples)
         lengths = np.diff(ptr)
         if (lengths < 0).any() or ptr[0] != 0 or ptr[-1] != flat.size:
@@ -353,6 +361,25 @@ class ClassPoints:
         cols = kept_classes(sizes, empty_classes)
         out_ptr, tp, fp, thr = _ranked_cuts(flat, ptr, sizes, cols, big_n)
         return cls(out_ptr, tp, fp, thr, sizes[cols], cols, big_n, n, zd)
+
+
+def _whole_numbers(x: ArrayLike, name: str) -> NDArray[np.int64]:
+    """``x`` as int64, refusing what the cast would change: fractions, NaN/inf, values
+    beyond int64 (a cast would truncate 2.5 to 2 or wrap 2**63 to a negative number)."""
+    arr = np.asarray(x)
+    if arr.dtype.kind == "f":
+        bad = ~np.isfinite(arr) | (arr != np.trunc(arr)) | (np.abs(arr) >= 2.0**63)
+        if bad.any():
+            raise ValueError(
+                f"{name} must hold whole numbers within int64, got {arr[bad].reshape(-1)[0]!r}"
+            )
+    elif arr.dtype.kind == "u" and arr.size and int(arr.max()) > INT64_MAX:
+        raise ValueError(f"{name} must fit in int64 (at most 2**63 - 1), found {arr.max()}")
+    elif arr.dtype == object or arr.dtype.kind not in "biuf":
+        if arr.dtype == object and all(isinstance(v, int) for v in arr.flat):
+            raise ValueError(f"{name} must fit in int64 (at most 2**63 - 1)")
+        raise TypeError(f"{name} must hold integers, got dtype {arr.dtype}")
+    return arr.astype(np.int64)
 
 
 def check_ranked_lists(
@@ -475,7 +502,9 @@ def class_points(
     sample_weight
         One non-negative weight per object (row): a weighted object counts that much
         in tp, fp and the class sizes, which become float sums (``points.weighted``).
-        A class is kept when it has a positive object of non-zero weight.
+        A class is kept when it has a positive object of non-zero weight. Checked by
+        :func:`validation.weights.check_sample_weight`, as in the validations (the
+        weights must sum to at most 2**1022).
     dominated
         ``"keep"`` (default) stores every cut. ``"drop"`` stores only the cuts that
         can matter to a maximizer of F-macro, per-class F or a hull: the empty cut,

@@ -58,25 +58,39 @@ def _ro_float(arr: Any) -> NDArray[np.float64]:
     return frozen_array(arr, np.float64)
 
 
+def _number(value: object, name: str, expected: str) -> float:
+    """``value`` as a float (an integer too large for float64 becomes inf); ``TypeError``
+    naming ``name`` for a bool or a non-number."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise TypeError(f"{name} must be {expected}, got {value!r:.40}")
+    try:
+        return float(value)
+    except OverflowError:  # an int beyond float64
+        return math.inf if value > 0 else -math.inf
+
+
 def check_pseudo_count(value: object, name: str = "prior") -> float:
     """A finite pseudo-count ``a >= 0``; ``ValueError``/``TypeError`` naming ``name``."""
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise TypeError(f"{name} must be a number >= 0 or 'cv', got {value!r}")
-    v = float(value)
+    v = _number(value, name, "a number >= 0 or 'cv'" if name == "prior" else "a number >= 0")
     if not math.isfinite(v) or v < 0:
-        raise ValueError(f"{name} must be a finite number >= 0, got {value!r}")
+        raise ValueError(f"{name} must be a finite number >= 0, got {value!r:.40}")
     return v
 
 
 def check_n_eval(value: object, n_samples: float, name: str = "n_eval") -> float:
-    """Evaluation batch size: ``None`` -> ``n_samples``, a number > 0, or ``math.inf``."""
+    """Evaluation batch size: ``None`` -> ``n_samples``, a number >= 1, or ``math.inf``.
+
+    A batch holds at least one object (a tiny ``n_eval`` also overflowed the size of the
+    walks' table of finite-sample factors, ``40 N / n_eval`` entries, in int64).
+    """
     if value is None:
         return float(n_samples)
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise TypeError(f"{name} must be a positive number, math.inf or None, got {value!r}")
-    v = float(value)
-    if math.isnan(v) or v <= 0:
-        raise ValueError(f"{name} must be > 0 (or math.inf), got {value!r}")
+    v = _number(value, name, "a batch size >= 1, math.inf or None")
+    if math.isnan(v) or v < 1:
+        raise ValueError(
+            f"{name} must be a batch size >= 1 (the number of objects the thresholds will "
+            f"be applied to) or math.inf, got {value!r:.40}"
+        )
     return v
 
 
@@ -298,7 +312,7 @@ def smooth_points(
         Prior centre pi per ORIGINAL column, values in [0, 1] (e.g. the training
         labels' rates). Default: the points' own rates m_k / N.
     n_eval
-        Size of the batch the thresholds will be applied to: ``None`` -> N (the
+        Size of the batch the thresholds will be applied to, >= 1: ``None`` -> N (the
         number of tuning objects), ``math.inf`` -> no finite-sample factor.
     centres
         ``(centre_p, centre_r)``: per-cut prior centres of precision and recall, each

@@ -41,7 +41,7 @@ classes' mean predicted share +22.5%, the global threshold +18.7%, ``+inf`` +15.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
@@ -112,7 +112,7 @@ def tune(
         training labels' rates). Default: the tuning labels' rates m_k / N.
     n_eval
         Size of the batch the thresholds will be applied to (the set F-macro is
-        computed on). Default ``None``: the number of tuning rows N; ``math.inf``:
+        computed on), >= 1. Default ``None``: the number of tuning rows N; ``math.inf``:
         no finite-sample factor. Inside ``prior="cv"`` the inner fits use the
         held-out half's size when ``n_eval`` is None.
     method
@@ -127,7 +127,8 @@ def tune(
         Rule for classes without tuning positives: ``"prior"`` (default) or
         ``"never"`` (``+inf``); see the module docstring.
     cv_grid, cv_repeats, random_state
-        Grid, repeats and seed of ``prior="cv"``.
+        Grid (a non-empty sequence of pseudo-counts >= 0), repeats (an int >= 1) and
+        seed (an int >= 0) of ``prior="cv"``.
     calibrated
         ``True`` when ``scores`` are calibrated probabilities (dense, in [0, 1]): the
         Beta priors are then centred on the model's expected precision and recall of
@@ -210,7 +211,9 @@ def tune(
         if cv_repeats < 1:
             raise ValueError(f"cv_repeats must be >= 1, got {cv_repeats}")
         if isinstance(random_state, bool) or not isinstance(random_state, (int, np.integer)):
-            raise TypeError(f"random_state must be an int, got {random_state!r}")
+            raise TypeError(f"random_state must be an int >= 0, got {random_state!r}")
+        if random_state < 0:
+            raise ValueError(f"random_state must be an int >= 0 (a seed), got {random_state}")
     # the fused hull walk: scores (dense or sparse), the default search, own or given
     # base rates (prior="cv" walks its halves too)
     fast = points is None and method == "fixed_point" and not calibrated
@@ -251,8 +254,18 @@ def tune(
     return solve(problem, a, extra)
 
 
-def _check_grid(grid: Sequence[float]) -> tuple[float, ...]:
-    vals = tuple(check_pseudo_count(v, "cv_grid") for v in grid)
+def _check_grid(grid: Any) -> tuple[float, ...]:
+    """``cv_grid`` as a tuple of pseudo-counts: a non-empty 1-D sequence of numbers >= 0."""
+    if isinstance(grid, (str, bytes)) or not isinstance(grid, Iterable):
+        raise TypeError(
+            f"cv_grid must be a sequence of pseudo-counts >= 0 (such as {DEFAULT_CV_GRID}), "
+            f"got {type(grid).__name__} {grid!r:.40}"
+        )
+    if isinstance(grid, np.ndarray) and grid.ndim != 1:
+        raise ValueError(
+            f"cv_grid must be a 1-D sequence of pseudo-counts >= 0, got shape {grid.shape}"
+        )
+    vals = tuple(check_pseudo_count(v, f"cv_grid[{i}]") for i, v in enumerate(grid))
     if not vals:
         raise ValueError("cv_grid must hold at least one pseudo-count")
     return vals
