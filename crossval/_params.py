@@ -10,6 +10,8 @@ import numbers
 
 import numpy as np
 
+from fmacro.validation.checks import check_seed
+
 __all__ = ["check_count", "n_samples_of", "resolve_seed"]
 
 
@@ -42,14 +44,8 @@ def resolve_seed(seed: object) -> int:
     """
     if seed is None:
         return int(np.random.SeedSequence().entropy)  # type: ignore[arg-type]
-    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
-        raise TypeError(
-            f"seed must be None or a non-negative integer, got {type(seed).__name__}; "
-            "pass an int so the folds can be reproduced"
-        )
-    if int(seed) < 0:
-        raise ValueError(f"seed must be None or a non-negative integer, got {int(seed)}")
-    return int(seed)
+    # fmacro's one seed check; an int, so the folds can be reproduced from the repr
+    return int(check_seed(seed, "seed", generators=False))
 
 
 def n_samples_of(X: object, name: str = "X") -> int:

@@ -19,6 +19,7 @@ from fmacro.crossval.splitters import (
     _Splitter,
 )
 from fmacro.validation.checks import is_sparse
+from fmacro.validation.labels import numpy_from_pandas
 
 __all__ = ["MultilabelStratifiedKFold", "label_structure"]
 
@@ -59,7 +60,9 @@ def label_structure(Y: Any, name: str = "y") -> tuple[NDArray[np.int64], NDArray
             np.ascontiguousarray(csr.indices, dtype=np.int64),
             int(csr.shape[1]),
         )
-    arr = np.asarray(Y)
+    # nullable/pyarrow pandas columns: their numpy dtype (numpy reads them as objects); a
+    # missing entry refused with its row and column
+    arr = np.asarray(numpy_from_pandas(Y, name=name, what="label"))
     if arr.ndim != 2:
         raise ValueError(
             f"{name} must be a 2-D (n_samples, n_labels) indicator matrix, got shape {arr.shape}"

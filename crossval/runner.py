@@ -28,6 +28,7 @@ from fmacro.validation import BinFValidation, MultiFValidation, MultiLabelFValid
 from fmacro.validation._plumbing import observations_array
 from fmacro.validation._values import read_only_copies, value_key
 from fmacro.validation.checks import check_same_length, is_sparse
+from fmacro.validation.labels import numpy_from_pandas
 from fmacro.validation.progress import Progress
 from fmacro.validation.weights import check_sample_weight
 
@@ -85,7 +86,9 @@ def _is_label_matrix(y: Any) -> bool:
 
 
 def _distinct_labels(y: Any) -> NDArray[Any]:
-    arr = np.asarray(y)
+    # nullable/pyarrow pandas labels: their numpy dtype; a missing one refused with its
+    # position (numpy would read it as a NaN class)
+    arr = np.asarray(numpy_from_pandas(y, name="y", what="label"))
     if arr.ndim == 2 and arr.shape[1] == 1:
         arr = arr.reshape(-1)
     if arr.ndim != 1:

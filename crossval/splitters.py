@@ -40,6 +40,7 @@ from fmacro.crossval._kernels import (
 from fmacro.crossval._params import check_count, n_samples_of, resolve_seed
 from fmacro.crossval.fold import Fold, owned_fold
 from fmacro.validation.checks import check_fraction, check_same_length, is_sparse
+from fmacro.validation.labels import numpy_from_pandas
 
 __all__ = [
     "GroupKFold",
@@ -288,7 +289,9 @@ def _class_codes(y: Any) -> tuple[NDArray[np.int64], NDArray[Any], NDArray[np.in
     """``(codes, classes, counts)`` of a 1-D label vector (classes sorted)."""
     if is_sparse(y):
         raise TypeError("y must be a 1-D label vector for StratifiedKFold, got a sparse matrix")
-    arr = np.asarray(y)
+    # nullable/pyarrow pandas labels: their numpy dtype; a missing one refused with its
+    # position (numpy would read it as a NaN class)
+    arr = np.asarray(numpy_from_pandas(y, name="y", what="label"))
     if arr.ndim == 2 and arr.shape[1] == 1:
         arr = arr.reshape(-1)
     if arr.ndim != 1:

@@ -824,7 +824,9 @@ class FMacroThresholdClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimat
         y_true = self._target_checked(y)
         pred = self.predict(X)
         beta, zd = check_beta(self.beta), check_zero_division(self.zero_division)
-        w = sample_weight
+        # fmacro's one weight check, also before scikit-learn's fbeta_score (which takes
+        # weights such as [1e308, 1e308] whose counts overflow)
+        w = check_sample_weight(sample_weight, y_true.shape[0])
         if self.objective_ == "f_macro":
             return float(f_macro_score(y_true, pred, beta=beta, zero_division=zd, sample_weight=w))
         if self.objective_ == "f_beta":

@@ -8,8 +8,11 @@
   conditional probabilities: labels are drawn as ``Bernoulli(scores)``.
 * :func:`dense_scores` - dense Gaussian scores with a per-class signal.
 
-All generators take ``seed`` (anything :func:`numpy.random.default_rng` accepts)
-and never touch the global random state.
+All generators take ``seed`` (anything :func:`numpy.random.default_rng` accepts;
+checked by :func:`fmacro.validation.checks.check_seed`, whose errors name it) and never
+touch the global random state. Label matrices are int64 0/1, dense or the data of a CSR
+matrix: scikit-learn's ``label_binarize`` casts the class list to the dtype of an integer
+``y``, so uint8 labels would train permuted columns past 256 labels (docs/f-macro.md).
 """
 
 from __future__ import annotations
@@ -18,6 +21,8 @@ from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
+
+from fmacro.validation.checks import check_seed
 
 __all__ = ["calibrated_probabilities", "dense_scores", "extreme_rankings", "zipf_weights"]
 
@@ -87,7 +92,7 @@ def extreme_rankings(
     scores, labels
         ``scipy.sparse.csr_matrix`` of shape ``(n_samples, n_classes)``: float64
         scores of the retrieved entries (about ``n_samples * top_k`` of them), and
-        the uint8 true label indicator matrix.
+        the int64 true label indicator matrix.
 
     Notes
     -----
@@ -102,7 +107,7 @@ def extreme_rankings(
         raise ValueError(f"labels_per_object must be >= 1, got {labels_per_object!r}")
     if not 0.0 <= hit_rate <= 1.0:
         raise ValueError(f"hit_rate must lie in [0, 1], got {hit_rate!r}")
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(check_seed(seed))
     cdf = np.cumsum(zipf_weights(m, exponent))
 
     # True labels, deduplicated per object.
@@ -139,7 +144,7 @@ def extreme_rankings(
     score_mat.sort_indices()
     t_obj, t_cls = np.divmod(true_keys, m)
     label_mat = sp.csr_matrix(
-        (np.ones(true_keys.size, dtype=np.uint8), (t_obj, t_cls)), shape=(n, m)
+        (np.ones(true_keys.size, dtype=np.int64), (t_obj, t_cls)), shape=(n, m)
     )
     return score_mat, label_mat
 
@@ -152,7 +157,7 @@ def calibrated_probabilities(
     max_prior: float = 0.3,
     concentration: float = 2.0,
     seed: Any = 0,
-) -> tuple[NDArray[np.float64], NDArray[np.uint8]]:
+) -> tuple[NDArray[np.float64], NDArray[np.int64]]:
     """A dense problem with calibrated scores: ``labels ~ Bernoulli(scores)``.
 
     Class priors follow a power law from ``max_prior`` down; each object's
@@ -164,7 +169,7 @@ def calibrated_probabilities(
     scores
         ``(n_samples, n_classes)`` float64 probabilities in (0, 1).
     labels
-        ``(n_samples, n_classes)`` uint8 indicator matrix drawn from ``scores``.
+        ``(n_samples, n_classes)`` int64 indicator matrix drawn from ``scores``.
     """
     n = _check_positive_int(n_samples, "n_samples")
     m = _check_positive_int(n_classes, "n_classes")
@@ -172,14 +177,14 @@ def calibrated_probabilities(
         raise ValueError(f"max_prior must lie in (0, 1), got {max_prior!r}")
     if not concentration > 0.0:
         raise ValueError(f"concentration must be > 0, got {concentration!r}")
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(check_seed(seed))
     prior = max_prior * np.arange(1, m + 1, dtype=np.float64) ** -float(exponent)
     prior = np.maximum(prior, 1.0 / (10.0 * n))
     a = prior * concentration
     b = (1.0 - prior) * concentration
     probs = rng.beta(a[None, :], b[None, :], size=(n, m))
     probs = np.clip(probs, 1e-12, 1.0 - 1e-12)
-    labels = (rng.random((n, m)) < probs).astype(np.uint8)
+    labels = (rng.random((n, m)) < probs).astype(np.int64)
     return probs, labels
 
 
@@ -190,17 +195,18 @@ def dense_scores(
     prevalence: float = 0.05,
     signal: float = 1.0,
     seed: Any = 0,
-) -> tuple[NDArray[np.float64], NDArray[np.uint8]]:
+) -> tuple[NDArray[np.float64], NDArray[np.int64]]:
     """Dense Gaussian scores: positives ``N(signal, 1)``, negatives ``N(0, 1)``.
 
-    Each class has about ``prevalence * n_samples`` positives (at least one).
+    Each class has about ``prevalence * n_samples`` positives (at least one). Returns
+    ``(scores, labels)``: float64 scores and the int64 0/1 label matrix.
     """
     n = _check_positive_int(n_samples, "n_samples")
     m = _check_positive_int(n_classes, "n_classes")
     if not 0.0 < prevalence < 1.0:
         raise ValueError(f"prevalence must lie in (0, 1), got {prevalence!r}")
-    rng = np.random.default_rng(seed)
-    labels = (rng.random((n, m)) < prevalence).astype(np.uint8)
+    rng = np.random.default_rng(check_seed(seed))
+    labels = (rng.random((n, m)) < prevalence).astype(np.int64)
     labels[rng.integers(0, n, size=m), np.arange(m)] = 1
     scores = rng.standard_normal((n, m)) + signal * labels
     return scores, labels

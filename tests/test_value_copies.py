@@ -13,8 +13,10 @@ import importlib
 import inspect
 import pickle
 import pkgutil
+import tempfile
 from collections.abc import Callable, Iterator, Mapping
 from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
 from typing import Any
 
 import attrs
@@ -24,7 +26,7 @@ import pytest
 from fmacro import crossval, optimize, validation
 from fmacro.crossval import Fold, KFold, cross_validate
 from fmacro.optimize import fdelta
-from fmacro.optimize.io import RankedLists
+from fmacro.optimize.io import RankedLists, SavedRule, read_rule
 from fmacro.optimize.rules import PerClassThresholds, TopK
 from fmacro.optimize.search.brute_force import ExactOptimum
 from fmacro.validation import (
@@ -37,7 +39,7 @@ from fmacro.validation import (
 )
 from fmacro.validation._values import value_key
 from fmacro.validation.datasets import ArffData
-from fmacro.validation.io import Table
+from fmacro.validation.io import LabelPair, Table, read_label_pair
 
 PACKAGES = (validation, crossval, optimize)
 
@@ -104,6 +106,8 @@ def _factories() -> dict[type, Callable[[], Any]]:
             MultiLabelFValidation.from_predictions(LABELS, LABELS[::-1])
         ),
         Table: lambda: Table("labels.csv", (("y_true", "y_pred"), ("a", "b")), (1, 2), ","),
+        LabelPair: _label_pair,
+        SavedRule: _saved_rule,
         ArffData: lambda: ArffData(
             X=np.arange(6.0).reshape(3, 2),
             Y=np.eye(3, dtype=np.uint8),
@@ -152,6 +156,23 @@ def _factories() -> dict[type, Callable[[], Any]]:
             config={"m": 2},
         ),
     }
+
+
+def _label_pair() -> LabelPair:
+    """Two indicator files with headers: arrays and class names, read from disk."""
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, rows in (("y.csv", LABELS), ("p.csv", LABELS[::-1])):
+            lines = ["a,b,c", *(",".join(str(v) for v in row) for row in rows.tolist())]
+            (Path(tmp) / name).write_text("\n".join(lines) + "\n")
+        return read_label_pair(Path(tmp) / "y.csv", Path(tmp) / "p.csv")
+
+
+def _saved_rule() -> SavedRule:
+    """A thresholds record saved by ThresholdResult.save and read back by read_rule."""
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "thr.json"
+        optimize.per_class(SCORES, LABELS).save(path)
+        return read_rule(path)
 
 
 def _cell() -> Any:

@@ -15,6 +15,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from fmacro.validation.labels import numpy_from_pandas
+
 __all__ = [
     "BETA_MAX",
     "BETA_MIN",
@@ -30,6 +32,7 @@ __all__ = [
     "check_fraction",
     "check_positive_real",
     "check_same_length",
+    "check_seed",
     "check_zero_division",
     "describe_total",
     "is_sparse",
@@ -118,6 +121,57 @@ def check_beta(beta: object, name: str = "beta") -> float:
             f"is computed in float64 without overflow or underflow, got {beta!r:.40}"
         )
     return value
+
+
+def check_seed(seed: object, name: str = "seed", *, generators: bool = True) -> Any:
+    """Return ``seed`` unchanged after checking that it can seed numpy's random generator.
+
+    The one check of seeds: every function drawing random numbers from a ``seed`` runs it
+    before :func:`numpy.random.default_rng`, whose own errors ("expected non-negative
+    integer") do not say which argument is wrong.
+
+    Accepted: ``None`` (fresh entropy), a non-negative integer (not a bool), a sequence
+    of non-negative integers (numpy's entropy pool) and, with ``generators=True``, a
+    :class:`numpy.random.Generator`, ``BitGenerator`` or ``SeedSequence``, which the
+    caller uses as it is. With ``generators=False`` only ``None`` and a non-negative
+    integer are accepted (a seed that is recorded and shown, as the splitters do).
+
+    Raises
+    ------
+    TypeError
+        For a bool, a float, a string or another object that is not a seed.
+    ValueError
+        For a negative integer (or a sequence holding one).
+    """
+    expected = (
+        "None, a non-negative integer or a numpy Generator"
+        if generators
+        else "None or a non-negative integer"
+    )
+    if seed is None:
+        return seed
+    if generators and isinstance(
+        seed, (np.random.Generator, np.random.BitGenerator, np.random.SeedSequence)
+    ):
+        return seed
+    if isinstance(seed, (bool, np.bool_)):
+        raise TypeError(f"{name} must be {expected}, got the bool {seed!r}")
+    if isinstance(seed, (int, np.integer)):
+        if seed < 0:
+            raise ValueError(f"{name} must be {expected}, got {int(seed)}")
+        return seed
+    if generators and isinstance(seed, (list, tuple, np.ndarray)):
+        items = np.asarray(seed, dtype=object).ravel().tolist()
+        for item in items:
+            if isinstance(item, (bool, np.bool_)) or not isinstance(item, (int, np.integer)):
+                raise TypeError(
+                    f"{name} must be {expected}; a sequence of seeds must hold integers, got "
+                    f"{type(item).__name__} {item!r:.40}"
+                )
+            if item < 0:
+                raise ValueError(f"{name} must be {expected}; the sequence holds {int(item)}")
+        return seed
+    raise TypeError(f"{name} must be {expected}, got {type(seed).__name__} {seed!r:.40}")
 
 
 def describe_total(values: Any) -> str:
@@ -256,9 +310,17 @@ def check_exact_in_float64(values: Any, name: str) -> None:
 def as_float_array(
     x: Any, name: str, *, ndim: int | None = None, allow_empty: bool = False
 ) -> NDArray[np.float64]:
-    """Return ``x`` as a finite float64 array, refusing NaN/inf and bad shapes."""
+    """Return ``x`` as a finite float64 array, refusing NaN/inf and bad shapes.
+
+    pandas objects of nullable or pyarrow numbers (``Int64``, ``Float64``,
+    ``int8[pyarrow]``) are read as the numpy dtype they hold, so that integers float64
+    would round are refused as they are in numpy arrays, and a missing entry is refused
+    with its position (:func:`fmacro.validation.labels.numpy_from_pandas`).
+    """
     if is_sparse(x):
         raise TypeError(f"{name} must be a dense array here, got a sparse matrix")
+    if not isinstance(x, np.ndarray):
+        x = numpy_from_pandas(x, name=name)
     if np.iscomplexobj(x):  # float64 would drop the imaginary part with only a warning
         raise TypeError(f"{name} must hold real numbers, got complex values")
     check_exact_in_float64(x if isinstance(x, np.ndarray) else _as_array_or_none(x), name)

@@ -12,6 +12,7 @@ pure function of the pooled counts (see :mod:`validation.measures`).
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from decimal import Decimal
 from typing import Any, TypeVar
 
@@ -236,11 +237,23 @@ def exact_total(values: NDArray[Any]) -> Count:
     return sum(int(v) for v in flat.tolist())
 
 
-def add_counts(a: NDArray[Any], b: NDArray[Any], what: str) -> NDArray[Any]:
+def _index_text(at: tuple[int, ...]) -> str:
+    return f"[{at[0]}]" if len(at) == 1 else str(list(at))
+
+
+def add_counts(
+    a: NDArray[Any],
+    b: NDArray[Any],
+    what: str,
+    *,
+    where: Callable[[tuple[int, ...]], str] | None = None,
+) -> NDArray[Any]:
     """``a + b`` of two count arrays of one shape, refusing a sum past the count range.
 
     Integer counts: an entry past 2**63 - 1 (where int64 would wrap to a negative
     number) is refused naming its true sum; weighted counts: an entry past 2**1022.
+    The message names the entry by its index (``[3]``, ``[1, 2]``), or by
+    ``where(index)`` when given.
     """
     if a.dtype.kind == "f" or b.dtype.kind == "f":
         with np.errstate(over="ignore"):
@@ -255,8 +268,8 @@ def add_counts(a: NDArray[Any], b: NDArray[Any], what: str) -> NDArray[Any]:
         at = tuple(int(i) for i in np.argwhere(bad)[0])
         x, y = a[at].item(), b[at].item()
         shown = short_number(_exact(x) + _exact(y))
-        where = f"[{at[0]}]" if len(at) == 1 else str(list(at))
-        raise ValueError(f"pooled {what}{where} = {x!r} + {y!r} = {shown} is more than {limit}")
+        entry = (where or _index_text)(at)
+        raise ValueError(f"pooled {what}{entry} = {x!r} + {y!r} = {shown} is more than {limit}")
     return np.asarray(a + b) if out is None else out
 
 

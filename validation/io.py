@@ -76,7 +76,9 @@ from fmacro.validation._files import (
     read_text,
     reading,
 )
+from fmacro.validation._values import read_only_copies, value_key
 from fmacro.validation.binary import BinFValidation
+from fmacro.validation.counts import frozen_array
 from fmacro.validation.labels import coerce_label_pair, coerce_labels
 from fmacro.validation.multiclass import MultiFValidation
 from fmacro.validation.multilabel import MultiLabelFValidation
@@ -473,8 +475,11 @@ def _column(t: Table, j: int, as_text: bool) -> NDArray[Any]:
     return coerce_labels([_number(c, t.where(i)) for i, c in enumerate(cells)], name=t.path)
 
 
-def _indicator(t: Table) -> NDArray[np.uint8]:
-    out = np.empty((len(t.rows), t.n_columns), dtype=np.uint8)
+def _indicator(t: Table) -> NDArray[np.int64]:
+    """The 0/1 matrix of a text file, int64: scikit-learn's ``label_binarize`` casts the
+    class list to the dtype of an integer ``y``, so uint8 scrambles columns past 256
+    (docs/f-macro.md)."""
+    out = np.empty((len(t.rows), t.n_columns), dtype=np.int64)
     for i, row in enumerate(t.rows):
         for j, c in enumerate(row):
             value = _number(c, t.where(i)) if c else -1
@@ -728,13 +733,17 @@ def _pair_columns(
     return p, tuple(p_names.names[j] for j in order)
 
 
-@attrs.frozen(eq=False)
+@read_only_copies
+@attrs.frozen
 class LabelPair:
     """Expected and predicted labels read from files (:func:`read_label_pair`).
 
+    A value: its arrays are read-only copies (also after ``pickle`` and ``copy``), and two
+    pairs are equal when they hold the same labels and class names.
+
     Attributes
     ----------
-    expected, predicted : ndarray
+    expected, predicted : ndarray, read-only
         Label vectors, or 0/1 indicator matrices (objects x classes) whose columns are
         paired: by name when both files name them, else by position.
     classes : tuple of class names, or None
@@ -742,9 +751,13 @@ class LabelPair:
         CSV header (text) or the ``classes`` entry of an ``.npz`` (names keep their kind).
     """
 
-    expected: NDArray[Any]
-    predicted: NDArray[Any]
+    expected: NDArray[Any] = attrs.field(converter=frozen_array, eq=value_key)
+    predicted: NDArray[Any] = attrs.field(converter=frozen_array, eq=value_key)
     classes: tuple[ClassName, ...] | None = None
+
+
+#: ``(expected, predicted, classes)`` as read, before they become a :class:`LabelPair`.
+_Pair = tuple[NDArray[Any], NDArray[Any], tuple[ClassName, ...] | None]
 
 
 def read_label_pair(
@@ -766,7 +779,12 @@ def read_label_pair(
         different numbers of labels, or indicator matrices naming different classes.
     """
     if predicted is None:
-        return _read_one_pair(expected, header)
+        return LabelPair(*_read_one_pair(expected, header))
+    return LabelPair(*_read_two_files(expected, predicted, header))
+
+
+def _read_two_files(expected: PathLike, predicted: PathLike, header: bool | None) -> _Pair:
+    """Labels and class names of two files (see :func:`read_label_pair`)."""
     paths = [checked_path(expected), checked_path(predicted)]
     tables = [read_table(p) for p in paths if _is_text(p)]
     flags = iter(_decide_headers(tables, header))
@@ -792,7 +810,7 @@ def read_label_pair(
     _check_lengths(e, pr, wheres[0], wheres[1])
     e, pr = _checked_labels(e, pr, wheres[0], wheres[1])
     pr, class_names = _pair_columns(e, pr, (names[0], names[1]), (str(expected), str(predicted)))
-    return LabelPair(e, pr, class_names)
+    return e, pr, class_names
 
 
 def read_label_files(
@@ -812,8 +830,8 @@ def read_label_files(
         and text labels between an array and a text file, different numbers of labels, or
         indicator matrices naming different classes.
     """
-    pair = read_label_pair(expected, predicted, header=header)
-    return pair.expected, pair.predicted
+    e, p, _ = _read_two_files(expected, predicted, header)
+    return e, p
 
 
 def _check_lengths(e: NDArray[Any], p: NDArray[Any], e_name: str, p_name: str) -> None:
@@ -841,15 +859,15 @@ def read_labels(path: PathLike, *, header: bool | None = None) -> NDArray[Any]:
         return coerce_labels(arr, name="labels")
 
 
-def _read_one_pair(path: PathLike, header: bool | None) -> LabelPair:
+def _read_one_pair(path: PathLike, header: bool | None) -> _Pair:
     p = checked_path(path)
     if p.suffix.lower() == ".npz":
         [(e, e_where), (pr, p_where)], classes = _load_npz(p, [_EXPECTED_ARRAYS, _PREDICTED_ARRAYS])
         _check_lengths(e, pr, e_where, p_where)
         e, pr = _checked_labels(e, pr, e_where, p_where)
         if not (_is_matrix(e) and _is_matrix(pr)) or classes is None:
-            return LabelPair(e, pr, None)
-        return LabelPair(e, pr, classes.names)
+            return e, pr, None
+        return e, pr, classes.names
     if p.suffix.lower() == ".npy":
         raise ValueError(f"{path}: a .npy holds one array; give EXPECTED and PREDICTED files")
     t = read_table(p)
@@ -862,7 +880,7 @@ def _read_one_pair(path: PathLike, header: bool | None) -> LabelPair:
         )
     i, j = _pair_order(names, str(path))
     cols = _finish([body], pair=True)
-    return LabelPair(cols[i], cols[j])
+    return cols[i], cols[j], None
 
 
 def read_prediction_pairs(
@@ -875,8 +893,8 @@ def read_prediction_pairs(
     ``.npz`` with arrays ``expected``/``labels`` and ``predicted`` (and, optionally, the
     ``classes`` that ``fmacro apply`` writes; :func:`read_label_pair` returns them).
     """
-    pair = _read_one_pair(path, header)
-    return pair.expected, pair.predicted
+    e, p, _ = _read_one_pair(path, header)
+    return e, p
 
 
 def infer_kind(expected: Any, predicted: Any) -> Kind:

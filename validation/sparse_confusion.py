@@ -20,11 +20,14 @@ import numpy as np
 from numpy.typing import NDArray
 
 from fmacro.validation._values import read_only_copies, value_key
+from fmacro.validation.checks import INT64_MAX, WEIGHTED_TOTAL_MAX, describe_total
 from fmacro.validation.counts import (
     ClassCounts,
     ConfusionMatrix,
+    add_counts,
     count_array,
     count_scalar,
+    exact_total,
     frozen_array,
     sum_start,
 )
@@ -111,6 +114,19 @@ class SparseConfusionMatrix:
         keys = self.expected * k + self.predicted
         if keys.size > 1 and not (np.diff(keys) > 0).all():
             raise ValueError("cells must be unique and sorted by (expected, predicted)")
+        # The rule of ConfusionMatrix: the total (n_samples) must fit, so that no sum of
+        # counts (a row, a column, the total) wraps around int64 or overflows float64.
+        total = exact_total(self.counts)
+        if self.weighted and not total <= WEIGHTED_TOTAL_MAX:
+            raise ValueError(
+                f"the confusion matrix counts sum to {describe_total(self.counts)}, more than "
+                "2**1022 (about 4.5e307), beyond which weighted counts overflow float64"
+            )
+        if not self.weighted and total > INT64_MAX:
+            raise ValueError(
+                f"the confusion matrix counts sum to {total}, more than 2**63 - 1, the largest "
+                "int64: integer counts and their total must fit in int64"
+            )
 
     @classmethod
     def from_dense(cls, matrix: Any) -> SparseConfusionMatrix:
@@ -138,13 +154,21 @@ class SparseConfusionMatrix:
     def class_counts(self) -> ClassCounts:
         """One-vs-rest counts: TP on the diagonal, FP by column, FN by row, in O(cells + k)."""
         k = self.n_classes
-        w = self.counts.astype(np.float64) if self.weighted else self.counts
         diagonal = self.expected == self.predicted
-        tp = np.bincount(self.expected[diagonal], weights=w[diagonal], minlength=k)
-        by_row = np.bincount(self.expected, weights=w, minlength=k)
-        by_col = np.bincount(self.predicted, weights=w, minlength=k)
-        if not self.weighted:  # bincount with weights returns floats; counts stay exact ints
-            tp, by_row, by_col = (np.rint(a).astype(np.int64) for a in (tp, by_row, by_col))
+        if self.weighted:
+            w = self.counts
+            tp = np.bincount(self.expected[diagonal], weights=w[diagonal], minlength=k)
+            by_row = np.bincount(self.expected, weights=w, minlength=k)
+            by_col = np.bincount(self.predicted, weights=w, minlength=k)
+        else:
+            # Integers are summed in int64: exact, as the total (checked at construction)
+            # bounds every row and column sum. (A float bincount rounds past 2**53.)
+            tp = np.zeros(k, dtype=np.int64)
+            tp[self.expected[diagonal]] = self.counts[diagonal]  # one cell per class
+            by_row = np.zeros(k, dtype=np.int64)
+            np.add.at(by_row, self.expected, self.counts)
+            by_col = np.zeros(k, dtype=np.int64)
+            np.add.at(by_col, self.predicted, self.counts)
         fp = by_col - tp
         fn = by_row - tp
         tn = self.n_samples - tp - fp - fn
@@ -190,10 +214,19 @@ class SparseConfusionMatrix:
         keys = np.concatenate(
             [self.expected * k + self.predicted, other.expected * k + other.predicted]
         )
-        counts = np.concatenate([self.counts, other.counts])
         cells, inverse = np.unique(keys, return_inverse=True)
-        summed = np.zeros(cells.size, dtype=counts.dtype)
-        np.add.at(summed, inverse, counts)
+        mine = np.zeros(cells.size, dtype=self.counts.dtype)
+        mine[inverse[: self.counts.size]] = self.counts
+        theirs = np.zeros(cells.size, dtype=other.counts.dtype)
+        theirs[inverse[self.counts.size :]] = other.counts
+        # Exact, refusing a cell past int64 (or 2**1022 weighted) with its true sum, as
+        # ConfusionMatrix does; the cell is named by its (expected, predicted) classes.
+        summed = add_counts(
+            mine,
+            theirs,
+            "confusion matrix counts",
+            where=lambda at: f"[{int(cells[at[0]]) // k}, {int(cells[at[0]]) % k}]",
+        )
         return SparseConfusionMatrix(k, cells // k, cells % k, summed)
 
     def __radd__(self, other: object) -> SparseConfusionMatrix:

@@ -7,7 +7,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from fmacro.validation.checks import as_float_array, check_beta, check_same_length, is_sparse
+from fmacro.validation.checks import as_float_array, check_positive_real, is_sparse
+from fmacro.validation.weights import check_sample_weight
 
 __all__ = [
     "LabelEncoding",
@@ -75,14 +76,16 @@ def encode_labels(y: Any, name: str = "y") -> tuple[NDArray[np.bool_], LabelEnco
 def as_sample_weight(
     sample_weight: Any, n: int, name: str = "sample_weight"
 ) -> NDArray[np.float64]:
-    """Return non-negative finite per-sample weights (ones when ``None``)."""
-    if sample_weight is None:
+    """Return per-sample weights as float64 (ones when ``None``).
+
+    The weights pass fmacro's one check of sample weights,
+    :func:`fmacro.validation.weights.check_sample_weight`: ``n`` non-negative finite
+    numbers, not all zero, summing to at most 2**1022.
+    """
+    weights = check_sample_weight(sample_weight, n, name)
+    if weights is None:
         return np.ones(n, dtype=np.float64)
-    arr = as_float_array(sample_weight, name, ndim=1)
-    check_same_length(X=np.empty((n, 0)), **{name: arr})
-    if (arr < 0).any():
-        raise ValueError(f"{name} must be >= 0, found {arr[arr < 0][:3].tolist()}")
-    return np.ascontiguousarray(arr)
+    return weights
 
 
 def as_weight_vector(w: Any, d: int, name: str = "w") -> NDArray[np.float64]:
@@ -97,8 +100,12 @@ def as_weight_vector(w: Any, d: int, name: str = "w") -> NDArray[np.float64]:
 
 
 def check_gamma(gamma: object, name: str = "gamma") -> float:
-    """Return the tanh scaling factor as a float, finite and > 0 (``check_beta``'s rule)."""
-    return check_beta(gamma, name)
+    """Return the tanh scaling factor as a float, finite and > 0.
+
+    Any finite positive real number: gamma only scales the activations, so beta's range
+    (:func:`~fmacro.validation.checks.check_beta`) does not apply to it.
+    """
+    return check_positive_real(gamma, name)
 
 
 def check_positive_int(value: object, name: str, *, minimum: int = 1) -> int:

@@ -36,6 +36,7 @@ from fmacro.optimize.fdelta.generators import KINDS, PAPER_RATIOS, class_sizes, 
 from fmacro.optimize.fdelta.model import Perceptron
 from fmacro.optimize.fdelta.training import train
 from fmacro.validation._values import read_only_copies
+from fmacro.validation.checks import check_seed
 from fmacro.validation.measures import f_beta_from_counts
 from fmacro.validation.progress import Progress
 
@@ -355,6 +356,7 @@ def experiment(
     datasets = check_positive_int(datasets, "datasets")
     repetitions = check_positive_int(repetitions, "repetitions")
     jobs = check_positive_int(jobs, "jobs")
+    check_seed(seed, "seed", generators=False)  # the master seed of every SeedSequence
     for r in ratio_list:
         n_a, n_b = class_sizes(r, n)
         if min(n_a, n_b) < 2:

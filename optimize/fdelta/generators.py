@@ -24,6 +24,7 @@ from numpy.typing import NDArray
 
 from fmacro.optimize.fdelta._inputs import check_positive_int
 from fmacro.validation._values import read_only_copies
+from fmacro.validation.checks import check_seed
 from fmacro.validation.counts import frozen_array
 
 __all__ = ["KINDS", "PAPER_RATIOS", "Dataset", "class_sizes", "generate"]
@@ -142,7 +143,7 @@ def generate(
         raise ValueError(f"kind must be one of {list(KINDS)}, got {kind!r}")
     kind = kind.upper()
     n_a, n_b = class_sizes(ratio, n)
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(check_seed(seed))
     dim = int(rng.integers(2, 21)) if d is None else check_positive_int(d, "d")
     components: dict[str, NDArray[np.float64]] = {}
     if kind == "RND":

@@ -41,7 +41,7 @@ from fmacro.optimize.fdelta._inputs import check_positive_int
 from fmacro.optimize.fdelta.objectives import Problem
 from fmacro.optimize.fdelta.training import fit_problem
 from fmacro.validation._values import read_only_copies
-from fmacro.validation.checks import is_sparse
+from fmacro.validation.checks import check_seed, is_sparse
 from fmacro.validation.counts import frozen_array
 from fmacro.validation.measures import f_beta_from_counts
 from fmacro.validation.progress import Progress
@@ -231,7 +231,7 @@ def one_fold_split(
     n: int, validation_fraction: float = 0.1, seed: int = 0
 ) -> list[tuple[NDArray[np.intp], NDArray[np.intp]]]:
     """A single seeded random train / validation split (fallback when no splitter is given)."""
-    order = np.random.default_rng(seed).permutation(n)
+    order = np.random.default_rng(check_seed(seed)).permutation(n)
     n_val = max(1, round(n * validation_fraction))
     return [(np.sort(order[n_val:]), np.sort(order[:n_val]))]
 
@@ -278,6 +278,7 @@ def patsi_experiment(
     PatsiResult
     """
     m = check_positive_int(m, "m")
+    check_seed(seed)
     Ymat = np.asarray(Y.toarray() if is_sparse(Y) else Y)
     if Ymat.ndim != 2 or Ymat.shape[0] != X.shape[0]:
         raise ValueError(f"Y must be (N, L) with N = {X.shape[0]} rows, got {Ymat.shape}")

@@ -27,6 +27,7 @@ from numpy.typing import NDArray
 from fmacro.optimize.fdelta._inputs import as_weight_vector, check_positive_int
 from fmacro.optimize.fdelta.model import Perceptron
 from fmacro.optimize.fdelta.objectives import Problem
+from fmacro.validation.checks import check_seed
 
 __all__ = ["fit_problem", "random_search", "train"]
 
@@ -200,6 +201,7 @@ def train(
     shrink = _check_real(shrink, "shrink", low=0.0, low_open=True, high=1.0)
     max_iter = check_positive_int(max_iter, "max_iter", minimum=0)
     max_shrinks = check_positive_int(max_shrinks, "max_shrinks", minimum=0)
+    check_seed(seed)
     problem = Problem.build(objective, X, y, gamma, sample_weight=sample_weight)
     if init is None:
         trials = check_positive_int(random_trials, "random_trials", minimum=1)

@@ -29,7 +29,7 @@ from fmacro.optimize.search.domain import domain
 from fmacro.optimize.search.fixed_point import fixed_point
 from fmacro.optimize.search.points import ClassPoints, as_points
 from fmacro.optimize.search.result import ThresholdResult
-from fmacro.validation.checks import check_beta
+from fmacro.validation.checks import check_beta, check_seed
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -169,6 +169,7 @@ class DomainDisplay:
         b = check_beta(beta)
         angles = _check_int(n_angles, "n_angles", 3)
         n_draw = _check_int(n_samples, "n_samples", 1)
+        check_seed(seed)
         extra = _check_results(results)
         pts = _given_points(points, zero_division)
         zd = pts.zero_division

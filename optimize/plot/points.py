@@ -22,7 +22,7 @@ from fmacro.optimize.plot._common import (
 from fmacro.optimize.search.fixed_point import fixed_point
 from fmacro.optimize.search.hull import class_hulls
 from fmacro.optimize.search.points import ClassPoints, as_points
-from fmacro.validation.checks import check_beta
+from fmacro.validation.checks import check_beta, check_seed
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -33,6 +33,7 @@ def _chosen_classes(
     points: ClassPoints, classes: ArrayLike | None, max_classes: int, seed: int
 ) -> tuple[NDArray[np.int64], str]:
     """Positions (in ``points``) of the classes to draw, and why those."""
+    check_seed(seed)
     n = points.n_classes
     if classes is not None:
         cols = np.asarray(classes).reshape(-1)

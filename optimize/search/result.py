@@ -518,7 +518,8 @@ class ThresholdResult:
         """Write the result: ``.json`` (everything, :meth:`to_dict`) or ``.npy`` (thresholds).
 
         ``.npy`` holds only the per-class thresholds (positive iff ``score >= threshold``);
-        a ``top_k`` result has none and needs ``.json``.
+        a ``top_k`` result has none and needs ``.json``. The file is written under exactly
+        the given name (numpy would turn ``thr.NPY`` into ``thr.NPY.npy``).
         """
         target = Path(path)
         suffix = target.suffix.lower()
@@ -527,7 +528,8 @@ class ThresholdResult:
         elif suffix == ".npy":
             if isinstance(self.rule, TopK):
                 raise ValueError(f"{path}: a top_k result has no per-class thresholds; use .json")
-            np.save(target, np.asarray(self.thresholds))
+            with open(target, "wb") as fh:  # a handle: np.save adds ".npy" to a name
+                np.save(fh, np.asarray(self.thresholds))
         else:
             raise ValueError(f"{path}: save thresholds as .json or .npy, got {suffix!r}")
 
