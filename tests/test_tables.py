@@ -86,6 +86,23 @@ def test_one_schema_for_every_kind_and_strict_json() -> None:
     assert validations[0].to_dict()["per_class"][0]["tp"] == 2
 
 
+def test_record_table_and_report_are_written_once_on_the_shared_base() -> None:
+    from fmacro.validation.base import ValidationBase
+    from fmacro.validation.tables import validation_frame, validation_record
+
+    classes = (BinFValidation, MultiFValidation, MultiLabelFValidation)
+    assert [cls.kind for cls in classes] == ["binary", "multiclass", "multilabel"]
+    for cls in classes:
+        for name in ("to_dict", "to_pandas", "report", "__str__"):
+            assert getattr(cls, name) is getattr(ValidationBase, name), (cls, name)
+    # tables reads a validation by its kind, never by its class: anything else is refused
+    for bad in (object(), 42, EXPECTED):
+        with pytest.raises(TypeError, match="must be a fmacro validation"):
+            validation_record(bad)
+        with pytest.raises(TypeError, match="must be a fmacro validation"):
+            validation_frame(bad)
+
+
 def test_cross_validation_table_has_folds_pooled_mean_std() -> None:
     rng = np.random.default_rng(3)
     X = rng.random((60, 3))

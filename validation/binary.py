@@ -22,6 +22,7 @@ from fmacro.validation._plumbing import (
     observations_array,
 )
 from fmacro.validation._values import read_only_copies, value_key
+from fmacro.validation.base import ValidationBase
 from fmacro.validation.checks import check_beta, check_same_length, check_zero_division
 from fmacro.validation.counts import Counts, sum_start
 from fmacro.validation.report import format_table, same_settings
@@ -108,7 +109,7 @@ def _binary_counts(
 
 @read_only_copies
 @attrs.frozen(init=False)
-class BinFValidation:
+class BinFValidation(ValidationBase):
     """F-validation of a binary classifier: counts TP/FP/FN/TN once, derives the rest lazily.
 
     Parameters
@@ -148,6 +149,8 @@ class BinFValidation:
     >>> (v + v).counts.tp
     2
     """
+
+    kind = "binary"
 
     counts: Counts
     positive: Any = attrs.field(default=1, eq=value_key)
@@ -323,24 +326,15 @@ class BinFValidation:
             },
         }
 
-    def to_dict(self) -> dict[str, Any]:
-        """A JSON-safe record in the schema every validation shares.
+    def _report_title(self) -> str:
+        return (
+            f"BinFValidation (positive={self.positive!r}, beta={self.beta:g}, "
+            f"zero_division={self.zero_division}"
+            + (", counts weighted by sample_weight)" if self.counts.weighted else ")")
+        )
 
-        See :mod:`fmacro.validation.tables`: per-class rows, micro/macro/weighted/F-macro
-        averages, kind-specific measures; undefined values are ``None``.
-        """
-        from fmacro.validation.tables import validation_record
-
-        return validation_record(self)
-
-    def to_pandas(self) -> Any:
-        """A pandas DataFrame: one row per class, then the averages (needs pandas)."""
-        from fmacro.validation.tables import validation_frame
-
-        return validation_frame(self)
-
-    def report(self, digits: int = 4) -> str:
-        """A readable table of the counts and measures."""
+    def _report_body(self, digits: int) -> str:
+        """One row per measure."""
         c = self.counts
         rows = [
             ("TP / FP / FN / TN", f"{c.tp} / {c.fp} / {c.fn} / {c.tn}"),
@@ -351,15 +345,7 @@ class BinFValidation:
             ("G", self.g),
             ("accuracy", self.accuracy),
         ]
-        title = (
-            f"BinFValidation (positive={self.positive!r}, beta={self.beta:g}, "
-            f"zero_division={self.zero_division}"
-            + (", counts weighted by sample_weight)" if c.weighted else ")")
-        )
-        return title + "\n" + format_table(("measure", "value"), rows, digits)
-
-    def __str__(self) -> str:
-        return self.report()
+        return format_table(("measure", "value"), rows, digits)
 
 
 def _count_with_jitted(

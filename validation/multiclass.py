@@ -23,6 +23,7 @@ from fmacro.validation._plumbing import (
 )
 from fmacro.validation._values import read_only_copies, value_key
 from fmacro.validation.averages import ClassAverages
+from fmacro.validation.base import ValidationBase
 from fmacro.validation.checks import (
     as_label_vector,
     check_beta,
@@ -153,7 +154,7 @@ def _distinct(labels: Any) -> set[Any]:
 
 @read_only_copies
 @attrs.frozen(init=False)
-class MultiFValidation(ClassAverages):
+class MultiFValidation(ClassAverages, ValidationBase):
     """F-validation of a single-label multiclass classifier.
 
     Counts a confusion matrix once (**rows = expected class, columns = predicted class**)
@@ -187,6 +188,8 @@ class MultiFValidation(ClassAverages):
     >>> round(m.macro_precision, 4), round(m.macro_recall, 4), m.accuracy
     (0.8333, 0.8333, 0.75)
     """
+
+    kind = "multiclass"
 
     confusion: ConfusionMatrix | SparseConfusionMatrix
     classes: tuple[Hashable, ...] = attrs.field(eq=value_key)
@@ -341,28 +344,15 @@ class MultiFValidation(ClassAverages):
             **super().summary(),
         }
 
-    def to_dict(self) -> dict[str, Any]:
-        """A JSON-safe record in the schema every validation shares.
+    def _report_title(self) -> str:
+        return (
+            f"{type(self).__name__}: {self.n_classes} classes, beta={self.beta:g}, "
+            f"zero_division={self.zero_division}"
+        )
 
-        See :mod:`fmacro.validation.tables`: per-class rows, micro/macro/weighted/F-macro
-        averages, kind-specific measures; undefined values are ``None``.
-        """
-        from fmacro.validation.tables import validation_record
-
-        return validation_record(self)
-
-    def to_pandas(self) -> Any:
-        """A pandas DataFrame: one row per class, then the averages (needs pandas)."""
-        from fmacro.validation.tables import validation_frame
-
-        return validation_frame(self)
-
-    def report(self, digits: int = 4) -> str:
-        """Classification report: per-class rows, then micro, macro, weighted and F-macro."""
+    def _report_body(self, digits: int) -> str:
+        """Per-class rows, then micro, macro, weighted and F-macro, then accuracy."""
         return class_report(self, self.classes, digits, extra=[("accuracy", self.accuracy)])
-
-    def __str__(self) -> str:
-        return self.report()
 
 
 def class_report(
@@ -370,9 +360,8 @@ def class_report(
     labels: Sequence[Hashable],
     digits: int,
     extra: Sequence[tuple[str, float]] = (),
-    title: str | None = None,
 ) -> str:
-    """The report shared by multiclass and multi-label validations."""
+    """The report body shared by multiclass and multi-label validations (title aside)."""
     absent = set(v.absent_classes.tolist())
     f_name = f"F{v.beta:g}"
     rows: list[tuple[Any, ...]] = []
@@ -390,10 +379,6 @@ def class_report(
     rows.append(("", "", "", "", ""))
     rows.extend(v._average_rows())
     body = format_table(("class", "precision", "recall", f_name, "support"), rows, digits)
-    head = title or (
-        f"{type(v).__name__}: {len(labels)} classes, beta={v.beta:g}, "
-        f"zero_division={v.zero_division}"
-    )
     tail = [f"{name}: {value:.{digits}f}" for name, value in extra]
     notes = [
         "micro = pooled counts; macro = mean of per-class values; weighted = support-weighted;",
@@ -405,7 +390,7 @@ def class_report(
         notes.append(
             f"{len(absent)} class(es) marked (absent) have no true and no predicted member."
         )
-    return "\n".join([head, body, *tail, *notes])
+    return "\n".join([body, *tail, *notes])
 
 
 def _count_with_jitted(

@@ -21,6 +21,7 @@ from fmacro.validation._plumbing import (
 )
 from fmacro.validation._values import read_only_copies, value_key
 from fmacro.validation.averages import ClassAverages
+from fmacro.validation.base import ValidationBase
 from fmacro.validation.checks import (
     check_beta,
     check_same_length,
@@ -28,6 +29,7 @@ from fmacro.validation.checks import (
     is_sparse,
 )
 from fmacro.validation.counts import ClassCounts, frozen_array, frozen_counts, sum_start
+from fmacro.validation.labels import numpy_from_pandas
 from fmacro.validation.multiclass import class_report
 from fmacro.validation.report import same_settings
 from fmacro.validation.weights import check_sample_weight, weighted_label_counts
@@ -94,7 +96,12 @@ class SampleCounts:
 
 
 def _indicator_dense(y: Any, name: str) -> NDArray[Any]:
-    """A C-ordered 0/1 matrix for the kernels (they index rows, so any layout is copied)."""
+    """A C-ordered 0/1 matrix for the kernels (they index rows, so any layout is copied).
+
+    pandas nullable or pyarrow columns (``Int64``, ``boolean``, ``int8[pyarrow]``) are read
+    as the numpy dtype they hold; a missing entry is refused with its row and column.
+    """
+    y = numpy_from_pandas(y, name=name, what="label")
     arr = np.asarray(y.to_numpy() if hasattr(y, "to_numpy") else y)
     if arr.ndim != 2:
         raise ValueError(
@@ -247,7 +254,7 @@ def _counts_from_kernel(
 
 @read_only_copies
 @attrs.frozen(init=False)
-class MultiLabelFValidation(ClassAverages):
+class MultiLabelFValidation(ClassAverages, ValidationBase):
     """F-validation of a multi-label classifier over (N, L) indicator matrices.
 
     Label-based measures (per label, micro, macro, weighted, F-macro) come from per-label
@@ -280,6 +287,8 @@ class MultiLabelFValidation(ClassAverages):
     >>> v.class_counts.tp.tolist(), round(v.micro_f, 4), v.subset_accuracy, v.hamming_loss
     ([1, 1, 0], 0.6667, 0.0, 0.3333333333333333)
     """
+
+    kind = "multilabel"
 
     class_counts: ClassCounts
     sample_counts: SampleCounts
@@ -449,23 +458,13 @@ class MultiLabelFValidation(ClassAverages):
             **super().summary(),
         }
 
-    def to_dict(self) -> dict[str, Any]:
-        """A JSON-safe record in the schema every validation shares.
+    def _report_title(self) -> str:
+        return (
+            f"MultiLabelFValidation: {self.n_samples} samples, {self.n_labels} labels, "
+            f"beta={self.beta:g}, zero_division={self.zero_division}"
+        )
 
-        See :mod:`fmacro.validation.tables`: per-class rows, micro/macro/weighted/F-macro
-        averages, kind-specific measures; undefined values are ``None``.
-        """
-        from fmacro.validation.tables import validation_record
-
-        return validation_record(self)
-
-    def to_pandas(self) -> Any:
-        """A pandas DataFrame: one row per class, then the averages (needs pandas)."""
-        from fmacro.validation.tables import validation_frame
-
-        return validation_frame(self)
-
-    def report(self, digits: int = 4) -> str:
+    def _report_body(self, digits: int) -> str:
         """Per-label rows, then micro, macro, weighted, F-macro and example-based measures."""
         names = self.labels if self.labels is not None else tuple(range(self.n_labels))
         extra = [
@@ -473,14 +472,7 @@ class MultiLabelFValidation(ClassAverages):
             ("subset accuracy", self.subset_accuracy),
             ("Hamming loss", self.hamming_loss),
         ]
-        head = (
-            f"MultiLabelFValidation: {self.n_samples} samples, {self.n_labels} labels, "
-            f"beta={self.beta:g}, zero_division={self.zero_division}"
-        )
-        return class_report(self, names, digits, extra=extra, title=head)
-
-    def __str__(self) -> str:
-        return self.report()
+        return class_report(self, names, digits, extra=extra)
 
 
 def _labels(labels: Sequence[Hashable] | None, counts: ClassCounts) -> tuple[Hashable, ...] | None:

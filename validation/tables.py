@@ -28,12 +28,28 @@ defined class) is ``null``; the policy itself is written ``"nan"``, so the two n
 The record is a report (the JSON of ``fmacro evaluate``): class names are written as text.
 The DataFrame keeps them as the validation holds them (``1`` and ``"1"`` are two rows), as
 :mod:`fmacro.validation.names` has it for DataFrames.
+
+The validations reach this module through their shared base
+(:class:`fmacro.validation.base.ValidationBase`: ``to_dict`` and ``to_pandas``), and this
+module never imports them: it dispatches on the ``kind`` a validation class declares and
+reads what that kind exposes:
+
+``"binary"``      ``counts``, ``positive``, ``precision``, ``recall``, ``f_beta``,
+                  ``accuracy``, ``specificity``, ``g``
+``"multiclass"``  the :class:`~fmacro.validation.averages.ClassAverages` measures,
+                  ``classes``, ``confusion``, ``accuracy``
+``"multilabel"``  the :class:`~fmacro.validation.averages.ClassAverages` measures,
+                  ``labels``, ``n_labels``, ``n_samples``, ``sample_counts``, ``samples_f``,
+                  ``subset_accuracy``, ``hamming_loss``
+
+(every kind: ``beta`` and ``zero_division``).
 """
 
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 import numpy as np
 
@@ -41,9 +57,11 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from fmacro.validation.averages import ClassAverages
-    from fmacro.validation.binary import BinFValidation
 
-__all__ = ["validation_frame", "validation_record"]
+__all__ = ["ValidationKind", "validation_frame", "validation_record"]
+
+ValidationKind = Literal["binary", "multiclass", "multilabel"]
+"""The ``kind`` of a validation: the record's first field, and what this module reads."""
 
 _AVERAGES = ("micro", "macro", "weighted")
 
@@ -90,7 +108,7 @@ def _averages(v: ClassAverages) -> dict[str, dict[str, Any]]:
     return out
 
 
-def _binary_record(v: BinFValidation) -> dict[str, Any]:
+def _binary_record(v: Any) -> dict[str, Any]:
     c = v.counts
     row = {
         "class": str(v.positive),
@@ -137,66 +155,80 @@ def _confusion_record(confusion: Any) -> Any:
     return confusion.matrix.tolist()
 
 
+def _multiclass_record(v: Any) -> dict[str, Any]:
+    names = [str(c) for c in v.classes]
+    return {
+        "kind": "multiclass",
+        "beta": v.beta,
+        "zero_division": _policy(v.zero_division),
+        "n_samples": v.confusion.n_samples,
+        "weighted": v.confusion.weighted,
+        "classes": names,
+        "per_class": _class_rows(v, names),
+        "averages": _averages(v),
+        "measures": {"accuracy": _value(v.accuracy)},
+        "confusion_matrix": _confusion_record(v.confusion),
+    }
+
+
+def _multilabel_record(v: Any) -> dict[str, Any]:
+    names = [str(c) for c in _held_names(v)]
+    return {
+        "kind": "multilabel",
+        "beta": v.beta,
+        "zero_division": _policy(v.zero_division),
+        "n_samples": (
+            float(v.sample_counts.row_weights().sum()) if v.class_counts.weighted else v.n_samples
+        ),
+        "weighted": v.class_counts.weighted,
+        "classes": names,
+        "per_class": _class_rows(v, names),
+        "averages": _averages(v),
+        "measures": {
+            "samples_f": _value(v.samples_f),
+            "subset_accuracy": _value(v.subset_accuracy),
+            "hamming_loss": _value(v.hamming_loss),
+        },
+        "confusion_matrix": None,
+    }
+
+
+_RECORDS: dict[str, Callable[[Any], dict[str, Any]]] = {
+    "binary": _binary_record,
+    "multiclass": _multiclass_record,
+    "multilabel": _multilabel_record,
+}
+
+
+def _kind(v: Any) -> ValidationKind:
+    """The ``kind`` ``v`` declares; ``TypeError`` for anything but a fmacro validation."""
+    kind = getattr(v, "kind", None)
+    if not (isinstance(kind, str) and kind in _RECORDS):
+        raise TypeError(f"v must be a fmacro validation, got {type(v).__name__}")
+    return cast(ValidationKind, kind)
+
+
 def validation_record(v: Any) -> dict[str, Any]:
     """The JSON-safe record of a binary, multiclass or multi-label validation (schema above)."""
-    from fmacro.validation.binary import BinFValidation
-    from fmacro.validation.multiclass import MultiFValidation
-    from fmacro.validation.multilabel import MultiLabelFValidation
+    return _RECORDS[_kind(v)](v)
 
-    if isinstance(v, BinFValidation):
-        return _binary_record(v)
-    if isinstance(v, MultiFValidation):
-        names = [str(c) for c in v.classes]
-        return {
-            "kind": "multiclass",
-            "beta": v.beta,
-            "zero_division": _policy(v.zero_division),
-            "n_samples": v.confusion.n_samples,
-            "weighted": v.confusion.weighted,
-            "classes": names,
-            "per_class": _class_rows(v, names),
-            "averages": _averages(v),
-            "measures": {"accuracy": _value(v.accuracy)},
-            "confusion_matrix": _confusion_record(v.confusion),
-        }
-    if isinstance(v, MultiLabelFValidation):
-        labels = v.labels if v.labels is not None else range(v.n_labels)
-        names = [str(c) for c in labels]
-        return {
-            "kind": "multilabel",
-            "beta": v.beta,
-            "zero_division": _policy(v.zero_division),
-            "n_samples": (
-                float(v.sample_counts.row_weights().sum())
-                if v.class_counts.weighted
-                else v.n_samples
-            ),
-            "weighted": v.class_counts.weighted,
-            "classes": names,
-            "per_class": _class_rows(v, names),
-            "averages": _averages(v),
-            "measures": {
-                "samples_f": _value(v.samples_f),
-                "subset_accuracy": _value(v.subset_accuracy),
-                "hamming_loss": _value(v.hamming_loss),
-            },
-            "confusion_matrix": None,
-        }
-    raise TypeError(f"v must be a fmacro validation, got {type(v).__name__}")
+
+def _held_names(v: Any) -> Sequence[Any]:
+    """The class names as ``v`` holds them: the positive label, the classes or the labels."""
+    kind = _kind(v)
+    names: Sequence[Any]
+    if kind == "binary":
+        names = [v.positive]
+    elif kind == "multiclass":
+        names = v.classes
+    else:
+        names = v.labels if v.labels is not None else range(v.n_labels)
+    return names
 
 
 def _class_names(v: Any) -> list[Any]:
     """The class names of a validation, as it holds them (numpy scalars as Python ones)."""
-    from fmacro.validation.binary import BinFValidation
-    from fmacro.validation.multiclass import MultiFValidation
-
-    if isinstance(v, BinFValidation):
-        names: Any = [v.positive]
-    elif isinstance(v, MultiFValidation):
-        names = v.classes
-    else:
-        names = v.labels if v.labels is not None else range(v.n_labels)
-    return [c.item() if isinstance(c, np.generic) else c for c in names]
+    return [c.item() if isinstance(c, np.generic) else c for c in _held_names(v)]
 
 
 def validation_frame(v: Any) -> pd.DataFrame:
