@@ -141,3 +141,22 @@ def test_threshold_result_table_counts_match_its_predictions() -> None:
     assert frame.loc["e", "threshold"] == math.inf and not frame.loc["e", "kept"]
     with pytest.raises(ValueError, match="do not match"):
         result.to_pandas(optimize.class_points(scores[:, :3], labels[:, :3]))
+
+
+def test_to_pandas_of_fractional_weights_has_float_counts() -> None:
+    # weighted counts are sums of weights: 0.5 is a count, not a failed cast to Int64
+    w = [1, 2, 1, 0.5]
+    frames = [
+        MultiFValidation.from_predictions([0, 1, 2, 2], [0, 2, 2, 1], sample_weight=w).to_pandas(),
+        BinFValidation.from_predictions([1, 0, 1, 1], [1, 1, 1, 0], sample_weight=w).to_pandas(),
+        MultiLabelFValidation.from_predictions(
+            np.array([[1, 0], [0, 1], [1, 1], [0, 1]]),
+            np.array([[1, 1], [0, 1], [0, 1], [1, 0]]),
+            sample_weight=w,
+        ).to_pandas(),
+    ]
+    for frame in frames:
+        assert str(frame["tp"].dtype) == "Float64"
+    multiclass = frames[0]
+    assert multiclass.loc[2, "fp"] == 2.0 and multiclass.loc[1, "fp"] == 0.5
+    assert multiclass.loc["micro avg", "support"] == 4.5

@@ -260,4 +260,6 @@ def validation_frame(v: Any) -> pd.DataFrame:
     frame = pd.DataFrame(rows, index=pd.Index(index, dtype=object))
     frame = frame[["precision", "recall", "f", "support", "tp", "fp", "fn"]]
     floats = dict.fromkeys(("precision", "recall", "f"), "float64")
-    return frame.astype({**floats, **dict.fromkeys(("support", "tp", "fp", "fn"), "Int64")})
+    # Weighted counts are sums of weights (floats); only integer counts make Int64 columns.
+    count_dtype = "Float64" if record["weighted"] else "Int64"
+    return frame.astype({**floats, **dict.fromkeys(("support", "tp", "fp", "fn"), count_dtype)})
