@@ -41,7 +41,7 @@ from distributed import Client, LocalCluster
 
 import fmacro.dask as fd
 from fmacro import optimize
-from fmacro.optimize.search.fixed_point import fixed_point_from_sweep
+from fmacro.optimize.search.linearization import fixed_point_from_sweep
 from fmacro.validation import MultiFValidation
 
 HERE = Path(__file__).resolve().parent

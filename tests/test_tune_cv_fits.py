@@ -21,7 +21,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fmacro.optimize.search._blocks import run_beside
-from fmacro.optimize.search.fixed_point import fixed_point, linearized_cuts
+from fmacro.optimize.search.fixed_point import fixed_point
+from fmacro.optimize.search.linearization import linearized_cuts
 from fmacro.optimize.search.points import class_points
 from fmacro.optimize.tuning._hull_points import (
     _curved_prefix,

@@ -77,8 +77,8 @@ from fmacro.optimize.search._exact_kernels import (
     support_all,
 )
 from fmacro.optimize.search.brute_force import exact_f_of_cuts
-from fmacro.optimize.search.fixed_point import fixed_point_from_sweep
 from fmacro.optimize.search.hull import ClassHulls, Sweep, class_hulls, edge_sweep
+from fmacro.optimize.search.linearization import fixed_point_from_sweep
 from fmacro.optimize.search.points import ClassPoints, search_points
 from fmacro.optimize.search.result import ThresholdResult, evaluate_cuts
 from fmacro.validation.checks import check_beta

@@ -38,21 +38,13 @@ from numpy.typing import ArrayLike, NDArray
 
 from fmacro.optimize._frames import names_from_frames
 from fmacro.optimize._inputs import check_time_limit
-from fmacro.optimize.search._fbeta import argv, eps_bound, segment_max
-from fmacro.optimize.search.coordinate import coordinate_ascent, own_best_cuts, per_class_cuts
-from fmacro.optimize.search.hull import (
-    Sweep,
-    chains_and_edges,
-    class_hulls,
-    edge_sweep,
-    group_ends,
-    merged_edges,
-    state_cuts,
-)
+from fmacro.optimize.search._fbeta import argv
+from fmacro.optimize.search.exact import exact_from_sweep
+from fmacro.optimize.search.hull import Sweep, class_hulls, edge_sweep
+from fmacro.optimize.search.linearization import fixed_point_from_sweep
 from fmacro.optimize.search.points import ClassPoints, search_points
-from fmacro.optimize.search.result import ThresholdResult, evaluate_cuts
+from fmacro.optimize.search.result import ThresholdResult
 from fmacro.validation.checks import check_beta
-from fmacro.validation.measures import f_beta_from_pr
 
 __all__ = ["argv_curve", "fixed_point"]
 
@@ -141,8 +133,6 @@ def _closed_gap(
     search's go under ``"exact"``. Polished cuts that beat the search's stopping point
     are kept: the search stopped by ``time_limit`` is never worse than ``linear``.
     """
-    from fmacro.optimize.search.exact import exact_from_sweep  # exact builds on this module
-
     found = exact_from_sweep(sweep, beta=beta, time_limit=time_limit, _linear=linear)
     best = found if found.f >= linear.f or math.isnan(linear.f) else linear
     upper = min(float(found.upper_bound), float(linear.upper_bound))
@@ -162,166 +152,6 @@ def _closed_gap(
         gap=upper - float(best.f),
         diagnostics=diag,
     )
-
-
-def _crossing(
-    ends: NDArray[np.int64],
-    angle: NDArray[np.float64],
-    P: NDArray[np.float64],
-    R: NDArray[np.float64],
-    b2: float,
-) -> tuple[str, int, int, float]:
-    """Locate the sign change of phi - ArgV(phi) along a sweep (``ends``: its
-    :func:`~fmacro.optimize.search.hull.group_ends`; ``angle``, ``P``, ``R``: its sorted
-    angles and boundary points).
-
-    Returns (status, state_before, state_after, phi). For status "fixed_point" the
-    optimal state is ``state_before == state_after``.
-    """
-    if ends.size == 0:
-        return "fixed_point", 0, 0, float(argv(P[0], R[0], b2))
-    starts = np.concatenate(([0], ends[:-1]))
-    ag = angle[ends - 1]
-    a_before = argv(P[starts], R[starts], b2)
-    a_after = argv(P[ends], R[ends], b2)
-    hit = np.flatnonzero((a_before <= ag) | (a_after <= ag))
-    if hit.size == 0:
-        last = int(ends[-1])
-        return "fixed_point", last, last, float(a_after[-1])
-    g = int(hit[0])
-    if a_before[g] <= ag[g]:
-        s = int(starts[g])
-        return "fixed_point", s, s, float(a_before[g])
-    if a_after[g] == ag[g]:
-        e = int(ends[g])
-        return "fixed_point", e, e, float(ag[g])
-    return "edge", int(starts[g]), int(ends[g]), float(ag[g])
-
-
-def _edge_walk(
-    P: NDArray[np.float64], R: NDArray[np.float64], s0: int, s1: int, beta: float
-) -> tuple[int, NDArray[np.float64]]:
-    """The best state s0..s1 on the crossing's segment (first on ties), and F of each:
-    the switching classes moved one edge at a time."""
-    walk_f = np.asarray(f_beta_from_pr(P[s0 : s1 + 1], R[s0 : s1 + 1], beta))
-    return s0 + int(np.argmax(walk_f)), walk_f
-
-
-def _best_candidate(values: list[float]) -> int:
-    """Index of the largest F (NaN counts as -inf; ties go to the later candidate)."""
-    scored = [(-math.inf if math.isnan(v) else v, i) for i, v in enumerate(values)]
-    return max(scored)[1]
-
-
-def fixed_point_from_sweep(
-    sweep: Sweep, *, beta: float = 1.0, polish: bool = False
-) -> ThresholdResult:
-    """:func:`fixed_point` on an already merged edge sweep."""
-    b = check_beta(beta)
-    b2 = b * b
-    pts = sweep.hulls.points
-    n = pts.n_classes
-    status, s0, s1, phi = _crossing(np.asarray(sweep.group_end), sweep.angle, sweep.P, sweep.R, b2)
-    diag: dict[str, Any] = {
-        "status": status,
-        "phi": phi,
-        "n_hull_vertices": int(sweep.hulls.vertex_cut.shape[0]),
-        "n_edges": sweep.n_edges,
-    }
-    if status == "fixed_point":
-        cuts = sweep.cuts_at(s0)
-        p, r, f = evaluate_cuts(pts, cuts, b)
-        diag.update(ub_point=np.array([p, r]), eps=0.0, source="fixed_point", polished=False)
-        return ThresholdResult.from_cuts(
-            pts, cuts, beta=b, method="fixed_point", upper_bound=f, diagnostics=diag
-        )
-    P0, R0, P1, R1 = sweep.P[s0], sweep.R[s0], sweep.P[s1], sweep.R[s1]
-    ub_arr, t_arr = segment_max(P0, R0, P1, R1, b)
-    ub = float(ub_arr[0])
-    t_star = float(t_arr[0])
-    ub_point = np.array([P0 + t_star * (P1 - P0), R0 + t_star * (R1 - R0)])
-    best_state, walk_f = _edge_walk(sweep.P, sweep.R, s0, s1, b)
-    candidates: list[tuple[str, NDArray[np.int64]]] = [
-        ("edge_walk", sweep.cuts_at(best_state)),
-        ("per_class", per_class_cuts(pts, b)),
-    ]
-    if polish:
-        candidates += [(f"{name}+polish", coordinate_ascent(pts, c, b)) for name, c in candidates]
-    values = [evaluate_cuts(pts, c, b)[2] for _, c in candidates]
-    best_i = _best_candidate(values)
-    best_f = -math.inf if math.isnan(values[best_i]) else values[best_i]
-    source, cuts = candidates[best_i]
-    # rounding can put an achievable F a hair above the computed bound
-    ub = max(ub, best_f)
-    eps = float(eps_bound(ub_point[0], ub_point[1], n, b2))
-    diag.update(
-        argv_before=float(argv(P0, R0, b2)),
-        argv_after=float(argv(P1, R1, b2)),
-        segment=np.array([[P0, R0], [P1, R1]]),
-        ub_point=ub_point,
-        eps=eps,
-        walk_steps=int(s1 - s0),
-        walk_best_f=float(walk_f.max()),
-        source=source,
-        polished=bool(polish),
-    )
-    res = ThresholdResult.from_cuts(
-        pts, cuts, beta=b, method="fixed_point", upper_bound=ub, diagnostics=diag
-    )
-    return res
-
-
-def linearized_cuts(
-    indptr: NDArray[np.int64],
-    precision: NDArray[np.float64],
-    recall: NDArray[np.float64],
-    beta: float,
-    are_chains: bool = False,
-) -> tuple[NDArray[np.int64], float, float]:
-    """(local cuts, P, R) of the linearization on each class's hull, on bare arrays.
-
-    The points are given class by class (``indptr`` over the kept classes, their
-    precision and recall); ``beta`` is checked; ``are_chains``: each class's points
-    already are its hull chain (the walk's hull cuts; see :func:`chains_and_edges`). The
-    steps of :func:`fixed_point` with ``exact=False`` (the same hull kernel, sweep,
-    crossing, edge walk), whose per-class candidate at an edge is each class's best hull
-    vertex: on points that hold only their hull vertices, the very answer of
-    ``fixed_point(points=..., exact=False)``, and the same answer on all of a class's
-    cuts or on its hull alone. No objects, copies or diagnostics are built: the inner
-    fits of ``tune(prior="cv")`` make many on small point sets, where those cost more
-    than the search.
-    """
-    b2 = beta * beta
-    n = indptr.size - 1
-    vptr, vcut, vp, vr, ang, dp, dr, edge_class = chains_and_edges(
-        indptr, precision, recall, are_chains
-    )
-    order, big_p, big_r = merged_edges(vptr, vp, vr, dp, dr, ang)
-    angle = ang[order]
-    status, s0, s1, _ = _crossing(group_ends(angle), angle, big_p, big_r, b2)
-    sorted_class = edge_class[order]
-    if status == "fixed_point":
-        cuts = state_cuts(sorted_class, vptr, vcut, s0)
-    else:
-        walk = state_cuts(sorted_class, vptr, vcut, _edge_walk(big_p, big_r, s0, s1, beta)[0])
-        own = vcut[vptr[:-1] + own_best_cuts(vptr, vp, vr, b2)]
-        values = [_f_at(indptr, precision, recall, c, beta) for c in (walk, own)]
-        cuts = (walk, own)[_best_candidate(values)]
-    idx = indptr[:-1] + cuts
-    return cuts, float(np.sum(precision[idx]) / n), float(np.sum(recall[idx]) / n)
-
-
-def _f_at(
-    indptr: NDArray[np.int64],
-    precision: NDArray[np.float64],
-    recall: NDArray[np.float64],
-    cuts: NDArray[np.int64],
-    beta: float,
-) -> float:
-    """F_beta of the plain means at ``cuts``, as :func:`evaluate_cuts` computes it."""
-    idx = indptr[:-1] + cuts
-    n = indptr.size - 1
-    return float(f_beta_from_pr(np.sum(precision[idx]) / n, np.sum(recall[idx]) / n, beta))
 
 
 def argv_curve(

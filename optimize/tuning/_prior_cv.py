@@ -20,7 +20,7 @@ from fmacro.optimize._inputs import as_binary_labels, label_rows, matching_shape
 from fmacro.optimize.evaluation import predicted_counts, row_threshold_counts
 from fmacro.optimize.search._blocks import check_dense_scores, run_beside
 from fmacro.optimize.search._fbeta import argv
-from fmacro.optimize.search.fixed_point import linearized_cuts
+from fmacro.optimize.search.linearization import linearized_cuts
 from fmacro.optimize.search.points import class_points
 from fmacro.optimize.tuning._hull_points import (
     WalkedHulls,

@@ -20,7 +20,8 @@ from fmacro.optimize.baselines import cyclic, per_class
 from fmacro.optimize.search._fbeta import argv
 from fmacro.optimize.search.domain import domain
 from fmacro.optimize.search.exact import exact
-from fmacro.optimize.search.fixed_point import fixed_point, linearized_cuts
+from fmacro.optimize.search.fixed_point import fixed_point
+from fmacro.optimize.search.linearization import linearized_cuts
 from fmacro.optimize.search.points import ClassPoints, class_points
 from fmacro.optimize.search.result import ThresholdResult
 from fmacro.optimize.tuning._hull_points import (

@@ -41,8 +41,8 @@ from fmacro.optimize.baselines.global_threshold import global_threshold as _glob
 from fmacro.optimize.baselines.per_class import per_class as _per_class
 from fmacro.optimize.search.coordinate import per_class_cuts
 from fmacro.optimize.search.domain import domain_from_sweep
-from fmacro.optimize.search.fixed_point import fixed_point_from_sweep
 from fmacro.optimize.search.hull import ClassHulls, Sweep, class_hulls, edge_sweep
+from fmacro.optimize.search.linearization import fixed_point_from_sweep
 from fmacro.optimize.search.points import ClassPoints, class_points
 from fmacro.optimize.search.result import ThresholdResult
 from fmacro.validation.checks import check_beta, check_zero_division, is_sparse
