@@ -2,11 +2,14 @@
 
 :func:`f_macro` and :func:`evaluate_thresholds` compute F_beta of the macro-averaged
 precision and recall over the classes with at least one positive (all classes with
-``empty_classes="include"``; their recall is then ``zero_division``). Under
+``empty_classes="include"``; their recall is then ``zero_division``), by the one
+definition of :func:`fmacro.validation.measures.macro_from_counts`: under
 ``zero_division=nan`` a class that predicts nothing is left out of the precision
-average (validation's convention); on the tuning data the optimizers never pick such a
-cut, so both conventions agree there. Predictions are ``score >= threshold``; a sparse
-score matrix predicts only its stored entries (and ``-inf`` thresholds predict all).
+average (the 0/0 rule of the validations). The searches' own F (``ThresholdResult.f``)
+is a plain mean in which such a class makes F NaN; they never pick such a cut, so on the
+tuning rows both give the same F for the thresholds a search returns. Predictions are
+``score >= threshold``; a sparse score matrix predicts only its stored entries (and
+``-inf`` thresholds predict all).
 """
 
 from __future__ import annotations
@@ -34,23 +37,13 @@ from fmacro.validation.checks import check_beta, check_zero_division, is_sparse
 from fmacro.validation.counts import frozen_array
 from fmacro.validation.measures import (
     f_beta_from_counts,
-    f_beta_from_pr,
+    macro_from_counts,
     mean_defined,
     precision,
     recall,
 )
 
 __all__ = ["MacroEvaluation", "evaluate_thresholds", "f_macro"]
-
-
-def macro_from_counts(
-    tp: NDArray[np.int64], fp: NDArray[np.int64], m: NDArray[np.int64], beta: float, zd: float
-) -> tuple[float, float, float]:
-    p_k = np.asarray(precision(tp, fp, zd), dtype=np.float64)
-    r_k = np.asarray(recall(tp, m - tp, zd), dtype=np.float64)
-    p = mean_defined(p_k)
-    r = mean_defined(r_k)
-    return p, r, float(f_beta_from_pr(p, r, beta))
 
 
 @read_only_copies
@@ -217,7 +210,7 @@ def evaluate_thresholds(
     sizes = np.bincount(y.indices, minlength=m).astype(np.int64)
     kept = kept_classes(sizes, empty_classes)
     tp, fp = predicted_counts(s, y, thr)
-    p, r, f = macro_from_counts(tp[kept], fp[kept], sizes[kept], b, zd)
+    p, r, f = (float(x) for x in macro_from_counts(tp[kept], fp[kept], sizes[kept], b, zd))
     class_p = np.asarray(precision(tp, fp, zd), dtype=np.float64)
     class_r = np.asarray(recall(tp, sizes - tp, zd), dtype=np.float64)
     class_f = np.asarray(f_beta_from_counts(tp, fp, sizes - tp, b, zd), dtype=np.float64)

@@ -1,6 +1,8 @@
 """Measures as pure functions of counts.
 
-Every function works element-wise on scalars or numpy arrays of counts.
+Every function works element-wise on scalars or numpy arrays of counts, except the macro
+averages (:func:`macro_mean`, :func:`macro_from_counts`), which average over the last
+axis (the classes).
 
 The 0/0 convention
 ------------------
@@ -8,7 +10,26 @@ A ratio whose denominator is 0 (precision with no predicted positives, recall of
 class that never occurs, ...) takes the value ``zero_division``: 0.0 (the default,
 as in scikit-learn and in the lecture notes *Evaluating Classifiers and Tuning
 Parameters*, lecture "Evaluation Criteria for Data Classification"), 1.0, or ``nan``.
-With ``nan`` the undefined classes are left out of macro averages (:func:`mean_defined`).
+
+With ``nan`` a 0/0 value is *undefined* and is left out of macro and weighted averages:
+macro precision is the mean over the classes whose precision is defined, macro recall
+the mean over those whose recall is defined (each measure separately), and F-macro is
+F_beta of the two; an average over no defined class is NaN. This is the one rule for
+scoring given predictions or thresholds on given rows: the validations
+(:class:`~fmacro.validation.averages.ClassAverages`, hence their tables),
+``optimize.evaluate_thresholds`` / ``optimize.f_macro``, ``top_k`` and the held-out
+scores of ``tune(prior="cv")`` all compute macro P, R and F with
+:func:`macro_from_counts` (or :func:`mean_defined`, the same average). Under 0.0 or 1.0
+every value is defined and the rule is the plain mean.
+
+The certified searches and the F they report (``ThresholdResult.f``,
+``evaluate_cuts``) optimize another objective on purpose: the plain mean over the kept
+classes of each class's point at its cut (``undefined="propagate"`` here), where an
+empty cut's precision is NaN under ``nan``, so a NaN makes P and F NaN and such cut
+vectors are never chosen. The two definitions differ only on cut vectors in which some
+class predicts nothing; a search's answer has none (every kept class has a non-empty cut
+with a defined precision, which beats NaN), so its ``f``, ``precision`` and ``recall`` are
+what :func:`macro_from_counts` gives for its thresholds on the rows searched.
 
 F_beta weights recall ``beta`` times as much as precision: ``beta > 1`` favours
 recall, ``beta < 1`` favours precision.
@@ -17,7 +38,7 @@ recall, ``beta < 1`` favours precision.
 from __future__ import annotations
 
 import math
-from typing import Any, overload
+from typing import Any, Literal, overload
 
 import numba
 import numpy as np
@@ -29,6 +50,8 @@ __all__ = [
     "f_beta_from_pr",
     "f_beta_kernel",
     "g_measure",
+    "macro_from_counts",
+    "macro_mean",
     "mean_defined",
     "precision",
     "recall",
@@ -281,3 +304,123 @@ def weighted_mean_defined(values: ArrayLike, weights: ArrayLike) -> float:
     if total == 0:
         return float(arr[defined].mean())
     return float((arr[defined] * w[defined]).sum() / total)
+
+
+Undefined = Literal["omit", "propagate"]
+Summation = Literal["numpy", "exact"]
+
+
+def macro_mean(
+    values: ArrayLike, *, undefined: Undefined = "omit", summation: Summation = "numpy"
+) -> NDArray[np.float64]:
+    """Mean over the last axis (the classes) of per-class values, one per leading index.
+
+    Parameters
+    ----------
+    values
+        Per-class values, shape ``(..., n_classes)``; NaN marks an undefined value (0/0
+        under ``zero_division=nan``).
+    undefined
+        ``"omit"`` (the 0/0 rule of this module): the mean over the defined values, NaN
+        when none is defined. ``"propagate"``: the plain mean, NaN as soon as one value
+        is NaN (the objective of the certified searches; see the module docstring).
+    summation
+        ``"numpy"``: numpy's sum (as :func:`mean_defined`). ``"exact"``: the correctly
+        rounded sum (:func:`math.fsum`), which depends neither on the order of the
+        values nor on the array's layout, so equal values give equal means on every path.
+
+    Returns
+    -------
+    ndarray of float64, shape ``values.shape[:-1]``
+        A 0-d array for one vector of classes; NaN where there is no class to average.
+
+    Examples
+    --------
+    >>> macro_mean([0.5, float("nan"), 1.0]).item()
+    0.75
+    >>> macro_mean([[0.5, float("nan")], [0.0, 1.0]], undefined="propagate").tolist()
+    [nan, 0.5]
+    """
+    if undefined not in ("omit", "propagate"):
+        raise ValueError(f"undefined must be 'omit' or 'propagate', got {undefined!r}")
+    if summation not in ("numpy", "exact"):
+        raise ValueError(f"summation must be 'numpy' or 'exact', got {summation!r}")
+    arr = np.asarray(values, dtype=np.float64)
+    if arr.ndim == 0:
+        raise ValueError("macro_mean needs per-class values (at least one axis), got a scalar")
+    rows = arr.reshape(-1, arr.shape[-1])
+    out = np.array([_row_mean(row, undefined, summation) for row in rows], dtype=np.float64)
+    return out.reshape(arr.shape[:-1])
+
+
+def _row_mean(row: NDArray[np.float64], undefined: Undefined, summation: Summation) -> float:
+    """:func:`macro_mean` of one vector of classes (checked arguments)."""
+    if undefined == "omit":
+        if summation == "numpy":
+            return mean_defined(row)
+        row = row[~np.isnan(row)]
+    if row.size == 0:
+        return math.nan
+    if summation == "exact":
+        return math.fsum(row.tolist()) / row.size
+    return float(np.sum(row) / row.size)
+
+
+def macro_from_counts(
+    tp: ArrayLike,
+    fp: ArrayLike,
+    positives: ArrayLike,
+    beta: float = 1.0,
+    zero_division: float = 0.0,
+    *,
+    undefined: Undefined = "omit",
+    summation: Summation = "numpy",
+) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
+    """Macro precision P, macro recall R and F-macro = F_beta(P, R) from per-class counts.
+
+    Each class's precision is TP / (TP + FP) and its recall TP / positives, with
+    ``zero_division`` for 0/0; P and R are their :func:`macro_mean` over the classes
+    (with ``nan``, by default, over the classes where each is defined), and F is
+    :func:`f_beta_from_pr` of the two.
+
+    Parameters
+    ----------
+    tp, fp, positives
+        Per-class counts (integers, or sums of sample weights), shape
+        ``(..., n_classes)`` after broadcasting: each leading index (for instance one
+        threshold vector of a grid) is averaged on its own. ``positives`` are the
+        class's true members (TP + FN).
+    beta, zero_division
+        F_beta weight and the 0/0 value (0.0, 1.0 or nan), both already checked.
+    undefined, summation
+        As in :func:`macro_mean`: ``"omit"`` is the 0/0 rule for scoring predictions;
+        ``"propagate"`` the plain mean of the certified searches. ``"exact"`` sums with
+        :func:`math.fsum`.
+
+    Returns
+    -------
+    (P, R, F) : ndarrays of float64, shape of the leading axes
+        0-d arrays for one vector of classes.
+
+    Examples
+    --------
+    Three classes; the third predicts nothing (precision 0/0). Under ``nan``,
+    P = (1/4 + 2/5) / 2 and R = (1/2 + 2/3 + 0) / 3:
+
+    >>> p, r, f = macro_from_counts([1, 2, 0], [3, 3, 0], [2, 3, 1], zero_division=float("nan"))
+    >>> float(p), round(float(r), 4), round(float(f), 4)
+    (0.325, 0.3889, 0.3541)
+    >>> [round(float(macro_from_counts([1, 2, 0], [3, 3, 0], [2, 3, 1], zero_division=z)[2]), 4)
+    ...  for z in (0.0, 1.0)]
+    [0.2783, 0.4556]
+    """
+    tp_arr = np.asarray(tp)
+    p_k = np.asarray(precision(tp_arr, np.asarray(fp), zero_division), dtype=np.float64)
+    r_k = np.asarray(safe_divide(tp_arr, np.asarray(positives), zero_division), dtype=np.float64)
+    p = macro_mean(p_k, undefined=undefined, summation=summation)
+    r = macro_mean(r_k, undefined=undefined, summation=summation)
+    if p.ndim == 0:
+        f = np.asarray(f_beta_from_pr(float(p), float(r), beta), dtype=np.float64)
+    else:
+        f = np.asarray(f_beta_from_pr(p, r, beta), dtype=np.float64)
+    return p, r, f

@@ -20,10 +20,10 @@ from fmacro.optimize._inputs import (
     matching_shapes,
     scores_checked,
 )
-from fmacro.optimize.evaluation import macro_from_counts
 from fmacro.optimize.rules import TopK, check_k, predict_top_k, top_entries
 from fmacro.optimize.search.result import ThresholdResult
 from fmacro.validation.checks import check_beta, check_zero_division
+from fmacro.validation.measures import macro_from_counts
 
 __all__ = ["predict_top_k", "top_k"]
 
@@ -101,8 +101,9 @@ def top_k(
         hit = (label_keys[pos] == keys) if label_keys.size else np.zeros(keys.size, dtype=bool)
         tp += np.bincount(c[ok][hit], minlength=m)
         npred += np.bincount(c[ok], minlength=m)
-        ev = macro_from_counts(tp[kept], npred[kept] - tp[kept], sizes[kept], b, zd)
-        p_by_k[j], r_by_k[j], f_by_k[j] = ev
+        p_by_k[j], r_by_k[j], f_by_k[j] = macro_from_counts(
+            tp[kept], npred[kept] - tp[kept], sizes[kept], b, zd
+        )
     f_sel = np.where(np.isnan(f_by_k), -np.inf, f_by_k)
     # Ties go to the smallest k. Equal F values of different k reach here through
     # different float sums, so "equal" means within rounding of the maximum.

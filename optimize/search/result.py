@@ -26,7 +26,7 @@ from fmacro.optimize.rules import PerClassThresholds, TopK
 from fmacro.optimize.search.points import ClassPoints, check_cuts
 from fmacro.validation.checks import check_beta, check_zero_division
 from fmacro.validation.counts import frozen_array
-from fmacro.validation.measures import f_beta_from_pr
+from fmacro.validation.measures import f_beta_from_pr, macro_mean
 from fmacro.validation.names import ClassName, check_class_names, names_from_json, names_to_json
 
 __all__ = ["ThresholdResult", "evaluate_cuts", "freeze_mapping", "macro_pr"]
@@ -341,9 +341,11 @@ def _rebuild_result(fields: dict[str, Any]) -> ThresholdResult:
 
 
 def _macro_pr_at(points: ClassPoints, cuts: NDArray[np.int64]) -> tuple[float, float]:
+    """The searches' plain means (``undefined="propagate"``) of the points at ``cuts``."""
     idx = points.indptr[:-1] + cuts
-    n = points.n_classes
-    return float(np.sum(points.precision[idx]) / n), float(np.sum(points.recall[idx]) / n)
+    p = macro_mean(points.precision[idx], undefined="propagate")
+    r = macro_mean(points.recall[idx], undefined="propagate")
+    return float(p), float(r)
 
 
 def macro_pr(points: ClassPoints, cuts: ArrayLike) -> tuple[float, float]:
@@ -357,7 +359,10 @@ def evaluate_cuts(
     """(P, R, F_beta(P, R)) of local ``cuts``.
 
     P and R are plain means over the kept classes; a NaN precision (empty cut under
-    ``zero_division=nan``) makes P and F NaN.
+    ``zero_division=nan``) makes P and F NaN: the searches' objective, which
+    :func:`~fmacro.optimize.evaluate_thresholds` (the 0/0 rule, undefined classes left
+    out) matches on every cut vector without an empty cut under ``nan``, hence on every
+    search's answer (:mod:`fmacro.validation.measures` states the relation).
     """
     b = check_beta(beta)
     p, r = macro_pr(points, cuts)

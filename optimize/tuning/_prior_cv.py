@@ -2,12 +2,12 @@
 
 ``repeats`` x 2-fold: each half of the tuning rows is fitted at every grid value and
 scored on the other half (held-out plain F-macro, over that half's classes with a
-positive).
+positive): what :func:`~fmacro.optimize.evaluate_thresholds` gives for those thresholds
+on those rows, 0/0 rule included (:func:`~fmacro.validation.measures.macro_from_counts`).
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from functools import partial
 from typing import Any, Protocol, TypeVar
@@ -36,7 +36,7 @@ from fmacro.optimize.tuning._solve import (
 )
 from fmacro.optimize.tuning.smoothing import centred_values
 from fmacro.validation.checks import is_sparse
-from fmacro.validation.measures import f_beta_from_pr
+from fmacro.validation.measures import macro_from_counts
 
 __all__ = ["cv_scores"]
 
@@ -88,6 +88,8 @@ def cv_scores(
             if thresholds is None:  # a half without any positive: nothing to learn
                 continue
             f = scorer(thresholds)
+            # NaN only under zero_division=nan when no class of the half predicts
+            # anything (P undefined); counted 0, as zero_division=0 scores it
             total += np.where(np.isnan(f), 0.0, f)
             used += 1
     if used == 0:
@@ -323,8 +325,10 @@ def _macro_scorer(
     b: float,
 ) -> _Score | None:
     """F-macro of each row of a threshold matrix on a held-out half (over its classes with
-    a positive), or None when it has none: F of the plain mean p and r, as
-    :func:`evaluate_cuts` on the half's points (a NaN precision makes F NaN)."""
+    a positive), or None when it has none: :func:`evaluate_thresholds` of each row on the
+    half, by the one definition (:func:`macro_from_counts`; under ``zero_division=nan`` a
+    class predicting nothing is left out of the precision average, and F is NaN only when
+    no class predicts anything)."""
     kept = np.flatnonzero(sizes)
     if kept.size == 0:
         return None
@@ -333,13 +337,8 @@ def _macro_scorer(
     def f_macro(thresholds: NDArray[np.float64]) -> NDArray[np.float64]:
         # only the classes with a positive are scored: only their columns are counted
         tp, fp = count(np.ascontiguousarray(thresholds[:, kept], dtype=np.float64), kept)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            den = tp + fp
-            pk = np.where(den == 0, zd, tp / np.maximum(den, 1))
         # correctly rounded sums: numpy's reductions may add in an order that depends on
         # the arrays' layout, and equal counts must score equal on every path
-        p = np.array([math.fsum(row) for row in pk.tolist()]) / kept.size
-        r = np.array([math.fsum(row) for row in (tp / m).tolist()]) / kept.size
-        return np.asarray(f_beta_from_pr(p, r, b), dtype=np.float64)
+        return macro_from_counts(tp, fp, m, b, zd, summation="exact")[2]
 
     return f_macro

@@ -33,7 +33,7 @@ from fmacro.optimize.tuning._hull_points import (
 from fmacro.optimize.tuning.etu import model_centres
 from fmacro.optimize.tuning.smoothing import SmoothedPoints, smooth_points
 from fmacro.validation.checks import is_sparse
-from fmacro.validation.measures import f_beta_from_pr
+from fmacro.validation.measures import macro_from_counts
 
 __all__ = [
     "Problem",
@@ -325,18 +325,13 @@ def _unseen_every_cut(
 def _plain_values(
     raw: ClassPoints, cuts: NDArray[np.int64], b: float
 ) -> tuple[float, float, float]:
-    """Plain (P, R, F) of ``cuts``, equal to :func:`evaluate_cuts` but touching only those cuts."""
+    """Plain (P, R, F) of ``cuts``, equal to :func:`evaluate_cuts` but touching only those
+    cuts: the searches' plain mean (an empty cut under ``zero_division=nan`` makes it NaN)."""
     idx = raw.indptr[:-1] + cuts
-    tp = raw.tp[idx]
-    den = tp + raw.fp[idx]
-    m = raw.support
-    with np.errstate(divide="ignore", invalid="ignore"):
-        pk = np.where(den == 0, raw.zero_division, tp / np.maximum(den, 1))
-        rk = np.where(m == 0, raw.zero_division, tp / np.maximum(m, 1))
-    n = raw.n_classes
-    p = float(np.sum(pk.astype(np.float64)) / n)
-    r = float(np.sum(rk.astype(np.float64)) / n)
-    return p, r, float(f_beta_from_pr(p, r, b))
+    p, r, f = macro_from_counts(
+        raw.tp[idx], raw.fp[idx], raw.support, b, raw.zero_division, undefined="propagate"
+    )
+    return float(p), float(r), float(f)
 
 
 def solve(problem: Problem, a: float, extra: dict[str, Any]) -> ThresholdResult:
