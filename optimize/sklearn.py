@@ -28,8 +28,10 @@ import numpy as np
 from numpy.typing import NDArray
 
 try:
+    from sklearn import get_config
     from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clone
-    from sklearn.utils import _safe_indexing, check_random_state, get_tags, indexable
+    from sklearn.utils import _safe_indexing, get_tags, indexable
+    from sklearn.utils.metadata_routing import MetadataRouter, MethodMapping, process_routing
     from sklearn.utils.metaestimators import available_if
     from sklearn.utils.multiclass import check_classification_targets, type_of_target
     from sklearn.utils.validation import check_is_fitted, column_or_1d
@@ -47,7 +49,7 @@ from fmacro.optimize.search.result import ThresholdResult
 from fmacro.optimize.tuning import tune
 from fmacro.validation.checks import check_beta, check_same_length, check_zero_division, is_sparse
 from fmacro.validation.labels import numpy_from_pandas
-from fmacro.validation.measures import f_beta_from_counts, f_beta_from_pr, precision, recall
+from fmacro.validation.measures import f_beta_from_counts, macro_from_counts, macro_mean
 from fmacro.validation.names import ClassName, check_class_names, describe_names, name_key
 from fmacro.validation.weights import check_sample_weight
 
@@ -168,22 +170,35 @@ class FMacroThresholdClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimat
         ``"cyclic"`` coordinate ascent from it; ``"domain"`` the best of 64 support
         points; ``"global_threshold"`` one threshold shared by all classes.
     cv : int, cross-validation splitter, iterable of (train, test) or "prefit"
-        ``int`` k >= 2: :class:`crossval.KFold` with ``k`` shuffled folds seeded by
-        ``random_state`` (pass :class:`crossval.StratifiedKFold` or
-        :class:`crossval.MultilabelStratifiedKFold` to stratify). Any splitter with
-        ``split`` (fmacro's or scikit-learn's), or an iterable of index pairs: the
-        scores of every test part are pooled (a sample in several test parts counts
-        once per part, one in none is not used for tuning). ``"prefit"``:
-        ``estimator`` is already fitted and the thresholds are tuned on its scores
-        of the ``X, y`` given to ``fit`` (use data it was not trained on).
+        ``int`` k >= 2 (default 5): the folds of scikit-learn's
+        ``check_cv(k, y, classifier=True)``, the same at every ``fit``: scikit-learn's
+        ``StratifiedKFold(k)`` for binary and multiclass ``y``, ``KFold(k)`` for
+        multi-label ``y`` (:class:`crossval.KFold` with ``shuffle=False``, the same
+        folds), in sample order unless ``random_state`` shuffles them (pass
+        :class:`crossval.MultilabelStratifiedKFold` to stratify multi-label folds).
+        Any splitter with ``split`` (fmacro's or scikit-learn's), or an iterable of
+        index pairs: the scores of every test part are pooled (a sample in several
+        test parts counts once per part, one in none is not used for tuning).
+        ``"prefit"``: ``estimator`` is already fitted and the thresholds are tuned on
+        its scores of the ``X, y`` given to ``fit`` (use data it was not trained on).
     beta : float, > 0
         F_beta weight; beta > 1 favours recall.
     zero_division : {0.0, 1.0, nan}
         Precision of a class that predicts nothing (0/0), in tuning and in
         :meth:`score`; with nan such a cut is never chosen.
     random_state : int, RandomState instance or None
-        Seeds the folds when ``cv`` is an int. ``None`` draws fresh folds at each
-        ``fit``.
+        Used only when ``cv`` is an int. ``None`` (default): the folds are in sample
+        order, as scikit-learn's (``TunedThresholdClassifierCV``, ``cross_val_score``
+        with an int ``cv``), so every ``fit`` gives the same thresholds. An int in
+        ``[0, 2**32 - 1]``: the same splitters shuffled with that seed
+        (``StratifiedKFold(k, shuffle=True, random_state=random_state)``;
+        ``crossval.KFold(k, shuffle=True, seed=random_state)`` for multi-label ``y``),
+        the same folds at every ``fit``. A ``RandomState`` draws the seed, so each
+        ``fit`` shuffles anew. (scikit-learn's ``TunedThresholdClassifierCV`` reads its
+        ``random_state`` only for a float ``cv``, which fmacro does not take.) Rows
+        stored in a meaningful order (sorted by class, time or source, as Corel5k's
+        training file) make unshuffled folds that miss classes: give a seed then
+        (docs/f-macro.md).
     refit : bool
         ``True``: refit ``estimator`` on all of ``X, y`` after tuning. ``False``:
         keep the estimator of the single split of ``cv`` (``cv`` must then yield
@@ -238,6 +253,22 @@ class FMacroThresholdClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimat
     n_tuning_samples_ : int
         Number of out-of-fold score rows the thresholds were tuned on.
 
+    Metadata routing
+    ----------------
+    With scikit-learn's metadata routing enabled
+    (``sklearn.set_config(enable_metadata_routing=True)``) this estimator is a router
+    and a consumer, as ``TunedThresholdClassifierCV`` and ``CalibratedClassifierCV``:
+    ``fit`` uses ``sample_weight`` itself for the threshold search and routes to
+    ``estimator.fit`` and ``cv.split`` what they request; ``score`` uses
+    ``sample_weight``. A Pipeline or ``GridSearchCV`` passes weights down only after
+    ``set_fit_request(sample_weight=True)`` (and ``set_score_request`` for the
+    default scoring); weights reach the inner estimator only if it requests them
+    (``estimator.set_fit_request(sample_weight=True)``, or ``False`` to leave it
+    unweighted). Metadata passed where a request is unset raises scikit-learn's
+    ``UnsetMetadataPassedError``, never dropped silently. Without routing (the
+    default), ``fit``'s parameters, ``sample_weight`` included, go to every
+    ``estimator.fit``, and ``sample_weight`` weights the search.
+
     Notes
     -----
     Cost: ``n_splits + 1`` fits of ``estimator`` (``n_splits`` with ``refit=False``)
@@ -267,6 +298,10 @@ class FMacroThresholdClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimat
     >>> clf.threshold_result_.method
     'tune'
     """
+
+    # fit(X, y, **params) consumes sample_weight itself (the threshold search): declared
+    # here for scikit-learn's metadata routing, which then generates set_fit_request
+    __metadata_request__fit = {"sample_weight": None}  # noqa: RUF012 (scikit-learn's protocol)
 
     def __init__(
         self,
@@ -351,18 +386,26 @@ class FMacroThresholdClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimat
             "(e.g. SVC(probability=True)) or another response_method"
         )
 
-    def _splits(self, X: Any, y: Any) -> list[tuple[NDArray[np.intp], NDArray[np.intp]]]:
+    def _splits(
+        self, X: Any, y: Any, split_params: Mapping[str, Any]
+    ) -> list[tuple[NDArray[np.intp], NDArray[np.intp]]]:
+        """The (train, test) index pairs of ``cv``; ``split_params`` go to its ``split``."""
         cv = self.cv
         pairs: Any
         if isinstance(cv, numbers.Integral) and not isinstance(cv, (bool, np.bool_)):
             if int(cv) < 2:
                 raise ValueError(f"cv must be an integer >= 2 folds, got {cv!r}")
-            seed = self.random_state
-            if seed is not None and not isinstance(seed, numbers.Integral):
-                seed = int(check_random_state(seed).randint(np.iinfo(np.int32).max))
-            pairs = KFold(k=int(cv), shuffle=True, seed=seed).split(X, y)
+            if not self._multilabel:
+                largest = int(np.unique(y, return_counts=True)[1].max())
+                if largest < int(cv):
+                    raise ValueError(
+                        f"cv={int(cv)} stratified folds need a class with at least "
+                        f"{int(cv)} samples, but the largest class of y has {largest}; "
+                        "pass a smaller cv"
+                    )
+            pairs = self._int_splitter(int(cv)).split(X, y)
         elif not isinstance(cv, (str, bytes)) and hasattr(cv, "split"):
-            pairs = cv.split(X, y)
+            pairs = cv.split(X, y, **split_params)
         elif not isinstance(cv, (str, bytes)) and isinstance(cv, Iterable):
             pairs = cv
         else:
@@ -374,6 +417,38 @@ class FMacroThresholdClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimat
         if not out:
             raise ValueError("cv yielded no (train, test) split")
         return out
+
+    def _int_splitter(self, k: int) -> Any:
+        """The splitter of an integer ``cv``: scikit-learn's ``check_cv`` folds.
+
+        Binary and multiclass targets: scikit-learn's ``StratifiedKFold(k)``; multi-label
+        targets: ``KFold(k)`` (fmacro's, whose unshuffled folds are scikit-learn's). In
+        sample order unless ``random_state`` is given, which shuffles them seeded.
+        """
+        seed = _fold_seed(self.random_state)
+        if self._multilabel:
+            return KFold(k=k, shuffle=seed is not None, seed=seed)
+        from sklearn.model_selection import StratifiedKFold
+
+        return StratifiedKFold(n_splits=k, shuffle=seed is not None, random_state=seed)
+
+    def _routed_params(self, params: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+        """(parameters of ``estimator.fit``, parameters of ``cv.split``) of one ``fit``.
+
+        With scikit-learn's metadata routing enabled, :func:`process_routing` routes them
+        as :meth:`get_metadata_routing` declares (and raises for metadata whose request is
+        unset); otherwise every fit parameter, ``sample_weight`` included, goes to
+        ``estimator.fit`` and none to the splitter.
+        """
+        if get_config().get("enable_metadata_routing", False):
+            routed = process_routing(self, "fit", **params)
+            # cv="prefit" routes to neither (see get_metadata_routing)
+            estimator, splitter = routed.get("estimator"), routed.get("splitter")
+            return (
+                {} if estimator is None else dict(estimator["fit"]),
+                {} if splitter is None else dict(splitter["split"]),
+            )
+        return dict(params), {}
 
     # ------------------------------------------------------------------ targets
 
@@ -526,7 +601,7 @@ class FMacroThresholdClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimat
 
     # ------------------------------------------------------------------ fit
 
-    def fit(self, X: Any, y: Any, **fit_params: Any) -> FMacroThresholdClassifier:
+    def fit(self, X: Any, y: Any, **params: Any) -> FMacroThresholdClassifier:
         """Tune the thresholds on out-of-fold scores, then refit the estimator.
 
         Parameters
@@ -538,11 +613,17 @@ class FMacroThresholdClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimat
             pandas nullable (``Int64``, ``boolean``, ``Float64``, ...) and pyarrow
             dtypes are read as their numpy dtype; a missing label (``pd.NA``) is
             refused. A DataFrame's columns name the labels (``label_names_in_``).
-        **fit_params
-            Passed to every ``estimator.fit``; arrays with one entry per sample are
-            split with the folds. A ``sample_weight`` among them also weights the
-            threshold search: each out-of-fold sample counts its weight in the class
-            points (``class_points(..., sample_weight=)``) and in ``best_score_``.
+        **params
+            Without metadata routing (scikit-learn's default): passed to every
+            ``estimator.fit``; arrays with one entry per sample are split with the
+            folds. With routing enabled (``sklearn.set_config(
+            enable_metadata_routing=True)``): routed to ``estimator.fit`` and
+            ``cv.split`` by what they request (see Metadata routing in the class
+            docstring); metadata that nothing requests raises, as in scikit-learn's
+            meta-estimators. In both cases a ``sample_weight`` among them (one
+            non-negative weight per sample) also weights the threshold search: each
+            out-of-fold sample counts its weight in the class points
+            (``class_points(..., sample_weight=)``) and in ``best_score_``.
 
         Returns
         -------
@@ -556,10 +637,11 @@ class FMacroThresholdClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimat
         prefit = isinstance(self.cv, str) and self.cv == "prefit"
         if prefit and self.refit:
             raise ValueError("cv='prefit' uses the given fitted estimator: set refit=False")
+        fit_params, split_params = self._routed_params(params)
         X, y = indexable(X, y)
         n = check_same_length(X=X, y=y)
         y_fit, indicator = self._encode_targets(y)
-        weights = check_sample_weight(fit_params.get("sample_weight"), n)
+        weights = check_sample_weight(params.get("sample_weight"), n)
 
         if prefit:
             check_is_fitted(self.estimator)
@@ -568,7 +650,7 @@ class FMacroThresholdClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimat
             labels = indicator
             tuning_weights = weights
         else:
-            splits = self._splits(X, y_fit)
+            splits = self._splits(X, y_fit, split_params)
             if not self.refit and len(splits) != 1:
                 raise ValueError(
                     f"refit=False keeps the estimator of a single split, but cv yields "
@@ -847,6 +929,31 @@ class FMacroThresholdClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimat
 
     # ------------------------------------------------------------------ sklearn plumbing
 
+    def get_metadata_routing(self) -> MetadataRouter:
+        """Metadata routing of this estimator (scikit-learn's metadata routing).
+
+        ``fit`` consumes ``sample_weight`` itself (the threshold search) and routes to
+        ``estimator.fit`` what the estimator requests and to ``cv.split`` what the
+        splitter requests (e.g. ``groups`` for scikit-learn's ``GroupKFold``); with
+        ``cv="prefit"``, which fits nothing, it routes nothing. ``score`` consumes
+        ``sample_weight``. Requests are set with :meth:`set_fit_request` and
+        :meth:`set_score_request` on this estimator and on ``estimator``.
+
+        Returns
+        -------
+        routing : sklearn.utils.metadata_routing.MetadataRouter
+        """
+        router = MetadataRouter(owner=self).add_self_request(self)
+        if isinstance(self.cv, str) and self.cv == "prefit":
+            return router  # the given estimator is used as fitted: nothing to route
+        return router.add(
+            estimator=self.estimator,
+            method_mapping=MethodMapping().add(caller="fit", callee="fit"),
+        ).add(
+            splitter=self.cv,
+            method_mapping=MethodMapping().add(caller="fit", callee="split"),
+        )
+
     def __sklearn_tags__(self) -> Any:
         tags = super().__sklearn_tags__()
         base = get_tags(self.estimator)
@@ -862,6 +969,24 @@ class FMacroThresholdClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimat
         return tags
 
 
+def _fold_seed(random_state: Any) -> int | None:
+    """Seed of the shuffled folds of an integer ``cv``; ``None``: folds in sample order.
+
+    An int in ``[0, 2**32 - 1]`` is the seed (as scikit-learn's ``random_state``); a
+    ``numpy.random.RandomState`` draws one (new folds at each ``fit``).
+    """
+    expected = "None, an int in [0, 2**32 - 1] or a numpy.random.RandomState"
+    if random_state is None:
+        return None
+    if isinstance(random_state, np.random.RandomState):
+        return int(random_state.randint(np.iinfo(np.int32).max))
+    if isinstance(random_state, (bool, np.bool_)) or not isinstance(random_state, numbers.Integral):
+        raise TypeError(f"random_state must be {expected}, got {random_state!r}")
+    if not 0 <= int(random_state) < 2**32:
+        raise ValueError(f"random_state must be {expected}, got {int(random_state)}")
+    return int(random_state)
+
+
 def _objective_value(
     labels: NDArray[np.bool_],
     decisions: NDArray[np.bool_],
@@ -873,8 +998,10 @@ def _objective_value(
 ) -> float:
     """``objective`` of one-vs-rest ``decisions`` against ``labels`` (both (N, K) bool).
 
-    Averages over classes run over the columns with a positive label (as the searches);
-    with ``weights`` every sample counts its weight.
+    Averages over classes run over the columns with a positive label (as the searches),
+    by the 0/0 rule of :mod:`fmacro.validation.measures` (as :meth:`score`: under
+    ``zero_division=nan`` undefined classes are left out); with ``weights`` every sample
+    counts its weight.
     """
     w = np.ones(labels.shape[0]) if weights is None else weights
     tp = w @ (labels & decisions)
@@ -888,10 +1015,8 @@ def _objective_value(
     kept = labels.any(axis=0)
     tp, fp, fn = tp[kept], fp[kept], fn[kept]
     if objective == "macro_f":
-        return float(np.mean(f_beta_from_counts(tp, fp, fn, beta, zd)))
-    p = float(np.mean(precision(tp, fp, zd)))
-    r = float(np.mean(recall(tp, fn, zd)))
-    return float(f_beta_from_pr(p, r, beta))
+        return float(macro_mean(f_beta_from_counts(tp, fp, fn, beta, zd)))
+    return float(macro_from_counts(tp, fp, tp + fn, beta, zd)[2])
 
 
 def _subset(params: Mapping[str, Any], idx: NDArray[np.intp], n: int) -> dict[str, Any]:

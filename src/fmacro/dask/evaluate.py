@@ -19,6 +19,7 @@ import numpy as np
 from fmacro.dask._checks import check_known_chunks, is_dask_array
 from fmacro.dask._imports import import_dask, is_dask_collection
 from fmacro.validation import BinFValidation, MultiFValidation, MultiLabelFValidation, Validation
+from fmacro.validation._pandas import frame_columns
 from fmacro.validation.checks import check_beta, check_zero_division, is_sparse
 from fmacro.validation.multiclass import resolve_classes
 
@@ -249,7 +250,13 @@ def evaluate(
     positive
         Binary only: the positive label.
     labels
-        Multi-label only: names of the label columns.
+        Multi-label only: names of the label columns. ``None``: the columns of a
+        DataFrame input (dask or pandas; read from its metadata, nothing is computed),
+        as ``MultiLabelFValidation.from_predictions`` names them in memory; two
+        DataFrames with different columns (other names or another order) are refused
+        with a ``ValueError``; without a DataFrame, ``0..L-1``. (A dask array made with
+        ``DataFrame.to_dask_array`` has no column names: keep the DataFrame on one side,
+        or pass ``labels=list(frame.columns)``.)
     beta, zero_division
         As in the validations.
     scheduler
@@ -269,6 +276,17 @@ def evaluate(
     >>> v = evaluate(expected, predicted, scheduler="sync")
     >>> v.confusion.matrix.tolist(), v.classes
     ([[2, 0, 0], [0, 1, 1], [0, 0, 2]], (0, 1, 2))
+
+    A multi-label DataFrame's columns name the labels, as in memory:
+
+    >>> import dask.dataframe as dd
+    >>> import pandas as pd
+    >>> Y = pd.DataFrame({"cat": [1, 0, 1, 1], "dog": [0, 1, 1, 0]})
+    >>> P = pd.DataFrame({"cat": [1, 1, 0, 1], "dog": [0, 1, 1, 1]})
+    >>> v = evaluate(dd.from_pandas(Y, npartitions=2), dd.from_pandas(P, npartitions=2),
+    ...              scheduler="sync")
+    >>> v.labels, v.class_counts.tp.tolist()
+    (('cat', 'dog'), [2, 2])
     """
     dask = import_dask()
     _check_input(expected, "expected")
@@ -286,6 +304,9 @@ def evaluate(
             + f", got a {ndim}-D expected"
         )
     class_labels: tuple[Hashable, ...] | None = None
+    if kind == "multilabel" and labels is None:
+        # the in-memory rule (from_predictions): a DataFrame's columns name the labels
+        labels = frame_columns(expected, predicted)
     if kind == "multiclass":
         found = find_classes(expected, predicted, scheduler=scheduler) if classes is None else None
         class_labels, _ = resolve_classes(found if classes is None else classes)

@@ -1,0 +1,31 @@
+"""Numbers docs/f-macro.md states that no other test computes, recomputed so they cannot drift."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from sklearn.neighbors import KNeighborsClassifier
+
+from fmacro.optimize.sklearn import FMacroThresholdClassifier
+from fmacro.validation.datasets import load_dataset
+from fmacro.validation.sklearn import f_macro_score
+
+DOC = Path(__file__).resolve().parents[1] / "docs" / "f-macro.md"
+
+
+def test_yeast_knn_row_of_the_held_out_table() -> None:
+    # tests/data holds yeast (conftest sets FMACRO_DATA); default cv=5: unshuffled folds
+    X, Y = load_dataset("yeast", "train")
+    X_test, Y_test = load_dataset("yeast", "test")
+    baseline = f_macro_score(Y_test, KNeighborsClassifier().fit(X, Y).predict(X_test))
+    cells = []
+    for method in ("fixed_point", "per_class"):
+        clf = FMacroThresholdClassifier(KNeighborsClassifier(), method=method).fit(X, Y)
+        cells.append((clf.threshold_result_.f, f_macro_score(Y_test, clf.predict(X_test))))
+    (fp_tune, fp_test), (pc_tune, pc_test) = cells
+    row = (
+        "| yeast, 5-NN via `FMacroThresholdClassifier` | 5-fold out-of-fold scores of 1500 | "
+        f"{fp_tune:.3f} / {pc_tune:.3f} | {fp_test:.3f} / {pc_test:.3f} "
+        f"(default 0.5 threshold: {baseline:.3f}) |"
+    )
+    assert row in DOC.read_text(encoding="utf-8")
