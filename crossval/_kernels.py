@@ -3,14 +3,16 @@
 Every kernel takes contiguous, typed arrays (the callers convert once at the
 boundary) and is compiled with ``cache=True``: the first call in a fresh
 environment compiles it (about 0.5-2 s per kernel), later processes load the
-cached machine code from ``__pycache__``.
+cached machine code from ``__pycache__``; until compiling pays, a kernel runs
+interpreted (``validation/_kernels/_dispatch.py``: same source, same folds).
 """
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 from numpy.typing import NDArray
+
+from fmacro.validation._kernels._dispatch import kernel
 
 __all__ = [
     "group_folds",
@@ -27,7 +29,7 @@ _MIX_2 = np.uint64(0x94D049BB133111EB)
 _LOW_32 = np.uint64(0xFFFFFFFF)
 
 
-@numba.njit(cache=True)
+@kernel(cache=True)
 def _splitmix64(state: np.uint64) -> tuple[np.uint64, np.uint64]:  # pragma: no cover - compiled
     """One step of splitmix64: ``(next state, 64 random bits)``."""
     state = state + _GOLDEN
@@ -37,7 +39,7 @@ def _splitmix64(state: np.uint64) -> tuple[np.uint64, np.uint64]:  # pragma: no 
     return state, z ^ (z >> np.uint64(31))
 
 
-@numba.njit(cache=True)
+@kernel(cache=True)
 def shuffle_in_place(values: NDArray[np.generic], key: np.uint64) -> None:  # pragma: no cover
     """Fisher-Yates shuffle of ``values`` (fewer than 2**32 entries), seeded by ``key``.
 
@@ -65,7 +67,7 @@ def shuffle_in_place(values: NDArray[np.generic], key: np.uint64) -> None:  # pr
         values[j] = swap
 
 
-@numba.njit(cache=True)
+@kernel(cache=True)
 def split_by_fold(
     fold_of: NDArray[np.integer], fold: int, n_validation: int
 ) -> tuple[NDArray[np.intp], NDArray[np.intp]]:  # pragma: no cover - compiled
@@ -90,7 +92,7 @@ def split_by_fold(
     return train[:b], validation[:a]
 
 
-@numba.njit(cache=True)
+@kernel(cache=True)
 def stratified_folds(
     codes: NDArray[np.int64],
     n_classes: int,
@@ -120,7 +122,7 @@ def stratified_folds(
         start[c] += 1
 
 
-@numba.njit(cache=True)
+@kernel(cache=True)
 def group_folds(sizes: NDArray[np.int64], by_size: NDArray[np.int64], k: int) -> NDArray[np.int64]:
     """Greedy group assignment: largest group first, to the currently lightest fold.
 
@@ -140,12 +142,12 @@ def group_folds(sizes: NDArray[np.int64], by_size: NDArray[np.int64], k: int) ->
     return fold_of_group
 
 
-@numba.njit(cache=True)
+@kernel(cache=True)
 def _heap_less(keys: NDArray[np.int64], labels: NDArray[np.int64], i: int, j: int) -> bool:
     return bool(keys[i] < keys[j] or (keys[i] == keys[j] and labels[i] < labels[j]))
 
 
-@numba.njit(cache=True)
+@kernel(cache=True)
 def _heap_push(
     keys: NDArray[np.int64], labels: NDArray[np.int64], size: int, key: int, label: int
 ) -> int:  # pragma: no cover - compiled
@@ -163,7 +165,7 @@ def _heap_push(
     return size + 1
 
 
-@numba.njit(cache=True)
+@kernel(cache=True)
 def _heap_pop(keys: NDArray[np.int64], labels: NDArray[np.int64], size: int) -> int:
     """Remove the smallest entry (slot 0); return the new size."""  # pragma: no cover
     size -= 1
@@ -185,7 +187,7 @@ def _heap_pop(keys: NDArray[np.int64], labels: NDArray[np.int64], size: int) -> 
     return size
 
 
-@numba.njit(cache=True)
+@kernel(cache=True)
 def _pick_fold(
     first: NDArray[np.int64], second: NDArray[np.int64], third: NDArray[np.int64], u: float
 ) -> int:  # pragma: no cover - compiled
@@ -218,7 +220,7 @@ def _pick_fold(
     return -1
 
 
-@numba.njit(cache=True)
+@kernel(cache=True)
 def iterative_stratification(
     indptr: NDArray[np.int64],
     indices: NDArray[np.int64],

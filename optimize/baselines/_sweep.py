@@ -7,17 +7,17 @@ compiles the kernels (a few seconds, then cached on disk).
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from fmacro.optimize.search.points import ClassPoints
+from fmacro.validation._kernels._dispatch import kernel
 from fmacro.validation.measures import f_beta_kernel
 
 __all__ = ["cuts_for_thresholds", "nonempty_cuts", "sweep_cuts"]
 
 
-@numba.njit(cache=True)
+@kernel(cache=True)
 def _shared_sweep(
     indptr: NDArray[np.int64],
     p: NDArray[np.float64],
@@ -88,7 +88,7 @@ def _shared_sweep(
     return cuts, best_f, best_pos
 
 
-@numba.njit(cache=True)
+@kernel(cache=True)
 def _cuts_for_thresholds_kernel(
     indptr: NDArray[np.int64], thr: NDArray[np.float64], t: NDArray[np.float64]
 ) -> NDArray[np.int64]:

@@ -26,14 +26,15 @@ compiled code is cached on disk (``cache=True``), later processes load it in ~10
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 from numpy.typing import NDArray
+
+from fmacro.validation._kernels._dispatch import kernel
 
 __all__ = ["activation", "gradient", "hard_sums", "saturation", "soft_sums"]
 
 
-@numba.njit(cache=True)
+@kernel(cache=True)
 def _activation(X, w, gamma, out):  # type: ignore[no-untyped-def]  # pragma: no cover - jitted
     n, d = X.shape
     bias = w[0]
@@ -44,7 +45,7 @@ def _activation(X, w, gamma, out):  # type: ignore[no-untyped-def]  # pragma: no
         out[i] = gamma * (s - bias)
 
 
-@numba.njit(cache=True)
+@kernel(cache=True)
 def _one_minus_plus(a: float, e: float) -> tuple[float, float]:  # pragma: no cover - jitted
     inv = 1.0 / (1.0 + e)
     if a >= 0.0:
@@ -52,7 +53,7 @@ def _one_minus_plus(a: float, e: float) -> tuple[float, float]:  # pragma: no co
     return 2.0 * inv, 2.0 * e * inv
 
 
-@numba.njit(cache=True)
+@kernel(cache=True)
 def _soft_sums(act, e, is_a, sw):  # type: ignore[no-untyped-def]  # pragma: no cover - jitted
     am = 0.0
     ap = 0.0
@@ -70,7 +71,7 @@ def _soft_sums(act, e, is_a, sw):  # type: ignore[no-untyped-def]  # pragma: no 
     return am, ap, bm, bp
 
 
-@numba.njit(cache=True)
+@kernel(cache=True)
 def _gradient(X, act, e, is_a, sw, partials, gamma, grad):  # type: ignore[no-untyped-def]  # pragma: no cover
     n, d = X.shape
     d_am = partials[0]

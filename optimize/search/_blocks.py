@@ -28,7 +28,9 @@ import numpy as np
 from numpy.typing import NDArray
 
 from fmacro.optimize._inputs import as_binary_labels
+from fmacro.validation._kernels._dispatch import kernel
 from fmacro.validation.checks import as_float_array, check_exact_in_float64, is_sparse
+from fmacro.validation.labels import numpy_from_pandas
 
 __all__ = [
     "check_dense_scores",
@@ -47,7 +49,7 @@ _MAX_BLOCK = 1 << 21  # entries per block: 16 MB of float64
 _MIN_BLOCK = 1 << 16  # blocks may always be this large: 512 KB of float64
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel(cache=True, nogil=True)
 def sorted_positives(
     scores: NDArray[np.floating], labels: NDArray[np.bool_]
 ) -> NDArray[np.float64]:
@@ -71,8 +73,12 @@ def dense_scores(scores: Any) -> NDArray[Any]:
 
     float32/float64 and integer arrays are returned as they are (integers are checked
     against float64 rounding and converted a block at a time); anything else is read
-    once as a checked float64 array.
+    once as a checked float64 array. pandas nullable or pyarrow numbers are read as the
+    numpy dtype they hold first (as integers, they are then checked as integers are), a
+    missing entry refused with its position.
     """
+    if not isinstance(scores, np.ndarray):
+        scores = numpy_from_pandas(scores, name="scores", what="score")
     arr = scores if isinstance(scores, np.ndarray) else np.asarray(scores)
     if arr.dtype in (np.float32, np.float64) or arr.dtype.kind in "iu":
         if arr.ndim != 2:

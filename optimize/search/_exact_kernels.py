@@ -7,10 +7,10 @@ direction is a pair ``(ga, gc)``; a point's value under it is ``ga * p + gc * r`
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 from numpy.typing import NDArray
 
+from fmacro.validation._kernels._dispatch import kernel
 from fmacro.validation.measures import f_beta_kernel
 
 __all__ = [
@@ -32,7 +32,7 @@ __all__ = [
 ]
 
 
-@numba.njit(cache=True)
+@kernel(cache=True)
 def neumaier_sum(x: NDArray[np.float64]) -> float:
     """Compensated (Kahan-Neumaier) sum: error about 2 ulp of the result, not n ulp."""
     s = 0.0
@@ -47,7 +47,7 @@ def neumaier_sum(x: NDArray[np.float64]) -> float:
     return s + c
 
 
-@numba.njit(cache=True)
+@kernel(cache=True)
 def class_pareto(
     indptr: NDArray[np.int64],
     tp: NDArray[np.int64],
@@ -103,7 +103,7 @@ def class_pareto(
     return ptr, idx[:out].copy()
 
 
-@numba.njit(cache=True)
+@kernel(cache=True)
 def support(
     ptr: NDArray[np.int64],
     p: NDArray[np.float64],
@@ -130,7 +130,7 @@ def support(
     return h, arg
 
 
-@numba.njit(cache=True)
+@kernel(cache=True)
 def reduce_points(
     ptr: NDArray[np.int64],
     p: NDArray[np.float64],
@@ -155,7 +155,7 @@ def reduce_points(
     return killed
 
 
-@numba.njit(cache=True)
+@kernel(cache=True)
 def support_all(
     ptr: NDArray[np.int64],
     p: NDArray[np.float64],
@@ -182,7 +182,7 @@ def support_all(
     return h, arg
 
 
-@numba.njit(cache=True)
+@kernel(cache=True)
 def suffix_sums(
     sup: NDArray[np.float64],
     p: NDArray[np.float64],
@@ -212,7 +212,7 @@ def suffix_sums(
     return hs, ps, rs
 
 
-@numba.njit(cache=True)
+@kernel(cache=True)
 def reduce_rounds(
     ptr: NDArray[np.int64],
     p: NDArray[np.float64],
@@ -249,7 +249,7 @@ def reduce_rounds(
             break
 
 
-@numba.njit(cache=True)
+@kernel(cache=True)
 def merge_chunk(
     front_p: NDArray[np.float64],
     front_r: NDArray[np.float64],
@@ -309,7 +309,7 @@ def merge_chunk(
     return merge_staircases(out_p[:c], out_r[:c], par[:c], cho[:c], seg, tol)
 
 
-@numba.njit(cache=True)
+@kernel(cache=True)
 def merge_staircases(
     sp: NDArray[np.float64],
     sr: NDArray[np.float64],
@@ -379,7 +379,7 @@ def merge_staircases(
     return p.copy(), r.copy(), pa.copy(), ch.copy()
 
 
-@numba.njit(cache=True)
+@kernel(cache=True)
 def screen_cuts(
     indptr: NDArray[np.int64],
     p: NDArray[np.float64],
@@ -481,7 +481,7 @@ def screen_cuts(
     return ptr, idx[:out].copy(), n_nondominated
 
 
-@numba.njit(cache=True)
+@kernel(cache=True)
 def cap_ends(
     big_p: NDArray[np.float64], big_r: NDArray[np.float64], b2: float, lb: float
 ) -> tuple[int, int, int]:
@@ -502,7 +502,7 @@ def cap_ends(
     return first, last, best
 
 
-@numba.njit(cache=True)
+@kernel(cache=True)
 def crossing_u(p0: float, r0: float, p1: float, r1: float, lb: float, b2: float) -> float:
     """u where F first reaches ``lb`` walking from (p0, r0) to (p1, r1) (F >= lb there).
 
@@ -523,7 +523,7 @@ def crossing_u(p0: float, r0: float, p1: float, r1: float, lb: float, b2: float)
     return b2 * pp / den if den > 0.0 else 0.5
 
 
-@numba.njit(cache=True)
+@kernel(cache=True)
 def best_completion(
     front_p: NDArray[np.float64],
     front_r: NDArray[np.float64],
@@ -567,7 +567,7 @@ def best_completion(
     return best / n, bi, bn
 
 
-@numba.njit(cache=True)
+@kernel(cache=True)
 def front_support(
     front_p: NDArray[np.float64],
     front_r: NDArray[np.float64],
@@ -586,7 +586,7 @@ def front_support(
     return out
 
 
-@numba.njit(cache=True)
+@kernel(cache=True)
 def coordinate_polish(
     ptr: NDArray[np.int64],
     p: NDArray[np.float64],

@@ -14,11 +14,11 @@ read of all cuts.
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from fmacro.optimize.search.points import ClassPoints, check_cuts
+from fmacro.validation._kernels._dispatch import kernel
 from fmacro.validation.checks import check_beta
 from fmacro.validation.measures import f_beta_kernel
 
@@ -50,6 +50,22 @@ def coordinate_ascent(
         so the cap is never reached in practice).
     tol
         A move must raise F by more than this (guards against float noise).
+
+    Examples
+    --------
+    The points of :func:`fmacro.optimize.class_points`'s example, whose optimum is the cut
+    pair (2, 6) with F = 3/4. From (1, 1) class 0 moves to all six objects (P = 5/6,
+    R = 2/3, F = 20/27); then no single class can raise F, and the ascent stops below 3/4:
+
+    >>> import numpy as np
+    >>> from fmacro.optimize import class_points
+    >>> scores = np.array([[0.6, 0.9], [0.5, 0.7], [0.4, 0.6], [0.3, 0.4], [0.2, 0.3], [0.1, 0.2]])
+    >>> labels = np.array([[1, 1], [1, 0], [0, 1], [1, 0], [0, 0], [1, 1]])
+    >>> pts = class_points(scores, labels)
+    >>> coordinate_ascent(pts, [1, 1]).tolist()
+    [6, 1]
+    >>> coordinate_ascent(pts, [0, 6]).tolist()  # class 0 moves to its top 2: the optimum
+    [2, 6]
     """
     b = check_beta(beta)
     cuts = check_cuts(points, start_cuts).copy()
@@ -66,14 +82,28 @@ def coordinate_ascent(
 
 
 def per_class_cuts(points: ClassPoints, beta: float = 1.0) -> NDArray[np.int64]:
-    """Each class's own F_beta-optimal cut (first one on ties): the T_b vector."""
+    """Each class's own F_beta-optimal cut (first one on ties): the T_b vector.
+
+    Examples
+    --------
+    The points of :func:`fmacro.optimize.class_points`'s example: class 0 is best with all
+    six objects (p = 2/3, r = 1: F = 4/5); class 1 ties at F = 2/3 between its top 3
+    (p = r = 2/3) and all six (p = 1/2, r = 1), and takes the first:
+
+    >>> import numpy as np
+    >>> from fmacro.optimize import class_points
+    >>> scores = np.array([[0.6, 0.9], [0.5, 0.7], [0.4, 0.6], [0.3, 0.4], [0.2, 0.3], [0.1, 0.2]])
+    >>> labels = np.array([[1, 1], [1, 0], [0, 1], [1, 0], [0, 0], [1, 1]])
+    >>> per_class_cuts(class_points(scores, labels)).tolist()
+    [6, 3]
+    """
     b = check_beta(beta)
     return own_best_cuts(
         np.asarray(points.indptr), np.asarray(points.precision), np.asarray(points.recall), b * b
     )
 
 
-@numba.njit(cache=True)
+@kernel(cache=True)
 def _ascent_kernel(
     indptr: NDArray[np.int64],
     p: NDArray[np.float64],
@@ -119,7 +149,7 @@ def _ascent_kernel(
     return cuts, passes
 
 
-@numba.njit(cache=True)
+@kernel(cache=True)
 def own_best_cuts(
     indptr: NDArray[np.int64], p: NDArray[np.float64], r: NDArray[np.float64], b2: float
 ) -> NDArray[np.int64]:

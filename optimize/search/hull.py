@@ -22,14 +22,15 @@ in the number of cuts.
 
 from __future__ import annotations
 
+import math
 from functools import cached_property
 
 import attrs
-import numba
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from fmacro.optimize.search.points import ClassPoints
+from fmacro.validation._kernels._dispatch import kernel
 from fmacro.validation._values import read_only_copies
 
 __all__ = ["ClassHulls", "Sweep", "class_hulls", "edge_sweep"]
@@ -99,7 +100,25 @@ class ClassHulls:
 
 
 def class_hulls(points: ClassPoints) -> ClassHulls:
-    """Upper-right hull chain of every kept class of ``points``."""
+    """Upper-right hull chain of every kept class of ``points``.
+
+    Examples
+    --------
+    The points of :func:`fmacro.optimize.class_points`'s example. Class 0's chain runs
+    from cut 2 (p = 1, r = 1/2) to cut 6 (p = 2/3, r = 1): cut 4 (3/4, 3/4) lies below
+    it. Class 1's runs from cut 1 (1, 1/3) to cut 6 (1/2, 1), above cut 3 (2/3, 2/3).
+    Each chain has one edge, of angle atan2(p_0 - p_1, r_1 - r_0):
+
+    >>> import numpy as np
+    >>> from fmacro.optimize import class_points
+    >>> scores = np.array([[0.6, 0.9], [0.5, 0.7], [0.4, 0.6], [0.3, 0.4], [0.2, 0.3], [0.1, 0.2]])
+    >>> labels = np.array([[1, 1], [1, 0], [0, 1], [1, 0], [0, 0], [1, 1]])
+    >>> hulls = class_hulls(class_points(scores, labels))
+    >>> hulls.vertex_indptr.tolist(), hulls.vertex_cut.tolist()
+    ([0, 2, 4], [2, 6, 1, 6])
+    >>> hulls.edge_angle.round(4).tolist()  # atan2(1/3, 1/2), atan2(1/2, 2/3)
+    [0.588, 0.6435]
+    """
     vptr, vcut, vp, vr, ang = hull_chains(
         np.asarray(points.indptr),
         np.asarray(points.precision),
@@ -108,7 +127,7 @@ def class_hulls(points: ClassPoints) -> ClassHulls:
     return ClassHulls(points, vptr, vcut, vp, vr, ang)
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel(cache=True, nogil=True)
 def upper_chain(
     p: NDArray[np.float64],
     r: NDArray[np.float64],
@@ -154,7 +173,7 @@ def upper_chain(
     return start, top
 
 
-@numba.njit(cache=True)
+@kernel(cache=True)
 def hull_chains(
     indptr: NDArray[np.int64],
     p: NDArray[np.float64],
@@ -184,7 +203,7 @@ ChainsAndEdges = tuple[
 ]
 
 
-@numba.njit(cache=True)
+@kernel(cache=True)
 def chains_and_edges(
     indptr: NDArray[np.int64],
     p: NDArray[np.float64],
@@ -205,7 +224,7 @@ def chains_and_edges(
     return vptr, vcut, vp, vr, ang, edge_diff(vp, vptr), edge_diff(vr, vptr), eclass
 
 
-@numba.njit(cache=True)
+@kernel(cache=True)
 def _chains(
     indptr: NDArray[np.int64],
     p: NDArray[np.float64],
@@ -242,7 +261,9 @@ def _chains(
             vp[out] = p[g]
             vr[out] = r[g]
             if t > start:
-                a = np.arctan2(vp[out - 1] - vp[out], vr[out] - vr[out - 1])
+                # math.atan2: the libm atan2 numba compiles np.arctan2 to as well; numpy's
+                # own arctan2 (SIMD on some CPUs) can differ in the last bit
+                a = math.atan2(vp[out - 1] - vp[out], vr[out] - vr[out - 1])
                 if a < prev_angle:
                     a = prev_angle  # keep the chain's angles monotone under rounding
                 ang[na] = a
@@ -313,7 +334,24 @@ class Sweep:
 
 
 def edge_sweep(hulls: ClassHulls) -> Sweep:
-    """Sort every hull edge by angle once and accumulate the boundary points of conv D."""
+    """Sort every hull edge by angle once and accumulate the boundary points of conv D.
+
+    Examples
+    --------
+    The hulls of :func:`class_hulls`'s example. State 0 has each class at its first
+    vertex: (P, R) = ((1 + 1)/2, (1/2 + 1/3)/2) = (1, 5/12). Class 0's edge has the
+    smaller angle, so it moves first, to all six objects (p = 2/3, r = 1); then class 1:
+
+    >>> import numpy as np
+    >>> from fmacro.optimize import class_points
+    >>> scores = np.array([[0.6, 0.9], [0.5, 0.7], [0.4, 0.6], [0.3, 0.4], [0.2, 0.3], [0.1, 0.2]])
+    >>> labels = np.array([[1, 1], [1, 0], [0, 1], [1, 0], [0, 0], [1, 1]])
+    >>> sweep = edge_sweep(class_hulls(class_points(scores, labels)))
+    >>> sweep.P.round(4).tolist(), sweep.R.round(4).tolist()
+    ([1.0, 0.8333, 0.5833], [0.4167, 0.6667, 1.0])
+    >>> sweep.cuts_at(1).tolist()
+    [6, 1]
+    """
     order, big_p, big_r = merged_edges(
         hulls.vertex_indptr,
         hulls.vertex_p,
@@ -350,7 +388,7 @@ def merged_edges(
     return order, big_p, big_r
 
 
-@numba.njit(cache=True)
+@kernel(cache=True)
 def _boundary(
     order: NDArray[np.int64],
     edge_dp: NDArray[np.float64],
@@ -375,7 +413,7 @@ def _boundary(
     return big_p, big_r
 
 
-@numba.njit(cache=True)
+@kernel(cache=True)
 def edge_diff(v: NDArray[np.float64], vertex_indptr: NDArray[np.int64]) -> NDArray[np.float64]:
     """Change of a vertex value along each edge (the differences between classes dropped)."""
     n = vertex_indptr.size - 1
@@ -388,7 +426,7 @@ def edge_diff(v: NDArray[np.float64], vertex_indptr: NDArray[np.int64]) -> NDArr
     return out
 
 
-@numba.njit(cache=True)
+@kernel(cache=True)
 def group_ends(angle: NDArray[np.float64]) -> NDArray[np.int64]:
     """State index after each group of equal sorted angles (the group's last edge + 1)."""
     n = angle.size

@@ -29,7 +29,6 @@ from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 import attrs
-import numba
 import numpy as np
 from numpy.typing import NDArray
 
@@ -53,6 +52,7 @@ from fmacro.optimize.search.points import (
 )
 from fmacro.optimize.search.result import ThresholdResult
 from fmacro.optimize.tuning.smoothing import SmoothedPoints, empty_chance, sharing, smoothed_cut
+from fmacro.validation._kernels._dispatch import kernel
 from fmacro.validation.checks import is_sparse
 
 __all__ = [
@@ -71,7 +71,7 @@ _Outputs = tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.float64], NDAr
 _Scratch = tuple[NDArray[np.int64], NDArray[np.float64], NDArray[np.float64], NDArray[np.int64]]
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel(cache=True, nogil=True)
 def _room(out: _Outputs, need: int) -> _Outputs:
     """The output buffers (tp, fp, threshold, cut number), grown to hold ``need`` entries."""
     if need <= out[0].size:
@@ -91,7 +91,7 @@ def _room(out: _Outputs, need: int) -> _Outputs:
     return grown
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel(cache=True, nogil=True)
 def _new_outputs(size: int) -> _Outputs:
     """(tp, fp, threshold, cut number) buffers of ``size`` entries."""
     return (
@@ -102,7 +102,7 @@ def _new_outputs(size: int) -> _Outputs:
     )
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel(cache=True, nogil=True)
 def _class_cuts(
     scores: NDArray[np.floating],
     labels: NDArray[np.bool_],
@@ -117,7 +117,7 @@ def _class_cuts(
     return sorted_cuts(srt, pos, tp, fp, thr), pos.size
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel(cache=True, nogil=True)
 def _empty_chances(n_obj: int, n_eval: float, zd: float) -> NDArray[np.float64]:
     """:func:`empty_chance` for j = 0, 1, ... while it is not 0 (it depends on j alone)."""
     n = float(n_obj)
@@ -128,7 +128,7 @@ def _empty_chances(n_obj: int, n_eval: float, zd: float) -> NDArray[np.float64]:
     return table
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel(cache=True, nogil=True)
 def _curved_prefix(chances: NDArray[np.float64], priors: NDArray[np.float64], zd: float) -> int:
     """Cuts of fewer objects than this are kept whole by the walks (:func:`_hull_candidates`).
 
@@ -156,7 +156,7 @@ def _curved_prefix(chances: NDArray[np.float64], priors: NDArray[np.float64], zd
     return worst
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel(cache=True, nogil=True)
 def _smooth_cuts(
     sel: NDArray[np.int64],
     k: int,
@@ -176,7 +176,7 @@ def _smooth_cuts(
         p[t], r[t] = _cut_values(sel[t], tp, fp, m, pi, n_obj, a, chances, zd)
 
 
-@numba.njit(cache=True, nogil=True, inline="always")
+@kernel(cache=True, nogil=True, inline="always")
 def _cut_values(
     g: int,
     tp: NDArray[np.int64],
@@ -207,7 +207,7 @@ def _indptr(counts: NDArray[np.int64]) -> NDArray[np.int64]:
 _Layer = tuple[NDArray[np.float64], NDArray[np.float64]]
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel(cache=True, nogil=True)
 def _layer_room(layer: _Layer, need: int) -> _Layer:
     """The (p~, r~) buffers, grown to hold ``need`` entries."""
     if need <= layer[0].size:
@@ -222,7 +222,7 @@ def _layer_room(layer: _Layer, need: int) -> _Layer:
     return p, r
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel(cache=True, nogil=True)
 def _emit_second_chain(
     sel: NDArray[np.int64],
     k: int,
@@ -287,7 +287,7 @@ def _emit_second_chain(
     return layer, o, last - first
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel(cache=True, nogil=True)
 def _emit_hull(
     tp: NDArray[np.int64],
     fp: NDArray[np.int64],
@@ -333,7 +333,7 @@ def _emit_hull(
     return out, o, k, start, top
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel(cache=True, nogil=True)
 def _new_scratch(size: int) -> _Scratch:
     """Per-class work arrays: candidate cuts, their p~ and r~, the chain's stack."""
     return (
@@ -403,7 +403,7 @@ def _over_classes(
     )
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel(cache=True, nogil=True)
 def _source_classes(src: _Source) -> tuple[int, int]:
     """(classes of ``src``, room for one class's cuts)."""
     if src[3].size == 0:
@@ -411,7 +411,7 @@ def _source_classes(src: _Source) -> tuple[int, int]:
     return src[8].size, longest_column(src[3], src[8]) + 2
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel(cache=True, nogil=True)
 def _source_cuts(
     src: _Source,
     i: int,
@@ -427,7 +427,7 @@ def _source_cuts(
     return csc_column_cuts(s_ptr, s_rows, s_vals, l_ptr, l_rows, cols[i], n_obj, tp, fp, thr)
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel(cache=True, nogil=True)
 def _hull_cuts(
     src: _Source,
     first: int,
@@ -493,7 +493,7 @@ def _hull_cuts(
     )
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel(cache=True, nogil=True)
 def _hull_candidates(
     tp: NDArray[np.int64], fp: NDArray[np.int64], c: int, n_curved: int, sel: NDArray[np.int64]
 ) -> int:
@@ -528,7 +528,7 @@ def _hull_candidates(
     return k
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel(cache=True, nogil=True)
 def _walk_in(
     start: int,
     stop: int,
@@ -559,7 +559,7 @@ def _walk_in(
     return stop
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel(cache=True, nogil=True)
 def _emit_screened(
     tp: NDArray[np.int64],
     fp: NDArray[np.int64],
@@ -620,7 +620,7 @@ def _emit_screened(
     return out, o, n_keep
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel(cache=True, nogil=True)
 def _screened_cuts(
     src: _Source,
     first: int,
@@ -807,7 +807,7 @@ def walked_hulls(
     return WalkedHulls(n_obj, inputs.n_cols, cols, sizes[cols], rates, cuts, chains)
 
 
-@numba.njit(cache=True)
+@kernel(cache=True)
 def _prior_major(
     counts: NDArray[np.int64],
     tp: NDArray[np.int64],
@@ -1103,7 +1103,7 @@ def _by_class(
     return indptr, out
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel(cache=True, nogil=True)
 def _best_unseen_cut(
     tp: NDArray[np.int64],
     fp: NDArray[np.int64],
@@ -1131,7 +1131,7 @@ def _best_unseen_cut(
     return -np.inf if chosen == c - 1 else thr[chosen]
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel(cache=True, nogil=True)
 def _unseen_cuts(
     src: _Source,
     first: int,

@@ -4,17 +4,17 @@ from __future__ import annotations
 
 from typing import Any
 
-import numba
 import numpy as np
 from numba import prange
 
 from fmacro.validation._kernels._common import _PRANGE_ONLY, _n_chunks, _parallel, run_parallel
+from fmacro.validation._kernels._dispatch import kernel
 
 _INT64_MAX = np.int64(2**63 - 1)
 _INT64_MIN = np.int64(-(2**63))
 
 
-@numba.njit(inline="always")
+@kernel(inline="always")
 def _bin01_body(expected: Any, predicted: Any) -> Any:
     # Valid only for 0/1 labels, which the OR of all labels proves afterwards (any other
     # value, negative ones too, sets a bit above bit 0).
@@ -32,7 +32,7 @@ def _bin01_body(expected: Any, predicted: Any) -> Any:
     return tp, n_true, n_pred, acc
 
 
-@numba.njit(cache=True)
+@kernel(cache=True)
 def _bin01_serial(expected: Any, predicted: Any) -> Any:
     out = np.zeros((1, 4), dtype=np.int64)
     tp, n_true, n_pred, acc = _bin01_body(expected, predicted)
@@ -43,7 +43,7 @@ def _bin01_serial(expected: Any, predicted: Any) -> Any:
     return out
 
 
-@numba.njit(cache=True, parallel=_PRANGE_ONLY)
+@kernel(cache=True, parallel=_PRANGE_ONLY)
 def _bin01_parallel(expected: Any, predicted: Any, n_chunks: int) -> Any:
     n = expected.size
     out = np.zeros((n_chunks, 4), dtype=np.int64)
@@ -58,7 +58,7 @@ def _bin01_parallel(expected: Any, predicted: Any, n_chunks: int) -> Any:
     return out
 
 
-@numba.njit(inline="always")
+@kernel(inline="always")
 def _bin_general_body(expected: Any, predicted: Any, positive: Any) -> Any:
     # Branch-free: TP, true and predicted positives, and the smallest and largest label
     # other than ``positive``; they differ exactly when there are two or more negatives.
@@ -80,7 +80,7 @@ def _bin_general_body(expected: Any, predicted: Any, positive: Any) -> Any:
     return tp, n_true, n_pred, neg_lo, neg_hi
 
 
-@numba.njit(cache=True)
+@kernel(cache=True)
 def _bin_general_serial(expected: Any, predicted: Any, positive: Any) -> Any:
     out = np.zeros((1, 5), dtype=np.int64)
     tp, n_true, n_pred, neg_lo, neg_hi = _bin_general_body(expected, predicted, positive)
@@ -92,7 +92,7 @@ def _bin_general_serial(expected: Any, predicted: Any, positive: Any) -> Any:
     return out
 
 
-@numba.njit(cache=True, parallel=_PRANGE_ONLY)
+@kernel(cache=True, parallel=_PRANGE_ONLY)
 def _bin_general_parallel(expected: Any, predicted: Any, positive: Any, n_chunks: int) -> Any:
     n = expected.size
     out = np.zeros((n_chunks, 5), dtype=np.int64)

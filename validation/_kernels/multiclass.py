@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import numba
 import numpy as np
 from numba import prange
 
@@ -16,9 +15,10 @@ from fmacro.validation._kernels._common import (
     _n_chunks,
     run_parallel,
 )
+from fmacro.validation._kernels._dispatch import kernel
 
 
-@numba.njit(inline="always")
+@kernel(inline="always")
 def _confusion_body(expected: Any, predicted: Any, k: int, table: Any) -> Any:
     # ``table`` is a flat k*k table (int32 per chunk, or int64); returns the invalid count.
     nbad = 0
@@ -32,14 +32,14 @@ def _confusion_body(expected: Any, predicted: Any, k: int, table: Any) -> Any:
     return nbad
 
 
-@numba.njit(cache=True)
+@kernel(cache=True)
 def _confusion_serial(expected: Any, predicted: Any, k: int) -> Any:
     table = np.zeros(k * k, dtype=np.int64)
     nbad = _confusion_body(expected, predicted, k, table)
     return table.reshape((k, k)), nbad
 
 
-@numba.njit(cache=True, parallel=_PRANGE_ONLY)
+@kernel(cache=True, parallel=_PRANGE_ONLY)
 def _confusion_parallel(expected: Any, predicted: Any, k: int, n_chunks: int) -> Any:
     # int32 tables: half the cache footprint of int64; exact as a chunk has < 2**31 labels.
     n = expected.size

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import numba
 import numpy as np
 from numba import prange
 
@@ -17,9 +16,10 @@ from fmacro.validation._kernels._common import (
     _parallel,
     run_parallel,
 )
+from fmacro.validation._kernels._dispatch import kernel
 
 
-@numba.njit(inline="always")
+@kernel(inline="always")
 def _csr_body(
     t_indptr: Any,
     t_indices: Any,
@@ -77,7 +77,7 @@ def _csr_body(
     return bad_t, bad_p, bad_index
 
 
-@numba.njit(cache=True)
+@kernel(cache=True)
 def _csr_serial(
     t_indptr: Any,
     t_indices: Any,
@@ -110,7 +110,7 @@ def _csr_serial(
     )
 
 
-@numba.njit(cache=True, parallel=_PRANGE_ONLY)
+@kernel(cache=True, parallel=_PRANGE_ONLY)
 def _csr_parallel(
     t_indptr: Any,
     t_indices: Any,

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import numba
 import numpy as np
 from numba import prange
 
@@ -16,13 +15,14 @@ from fmacro.validation._kernels._common import (
     _parallel,
     run_parallel,
 )
+from fmacro.validation._kernels._dispatch import kernel
 
 _BYTE_ONES = np.uint64(0x0101010101010101)
 _EVEN_BYTES = np.uint64(0x00FF00FF00FF00FF)
 _ONE_BYTE = (np.dtype(np.bool_), np.dtype(np.uint8), np.dtype(np.int8))
 
 
-@numba.njit(inline="always")
+@kernel(inline="always")
 def _dense_body(
     y_true: Any,
     y_pred: Any,
@@ -69,7 +69,7 @@ def _dense_body(
     return bad_t, bad_p
 
 
-@numba.njit(inline="always")
+@kernel(inline="always")
 def _swar_words(t_words: Any, p_words: Any, a_tp: Any, a_t: Any, a_p: Any) -> Any:
     # Zero-based loop over slices (indices provably in range), so LLVM vectorizes it.
     orv = np.uint64(0)
@@ -90,14 +90,14 @@ def _swar_words(t_words: Any, p_words: Any, a_tp: Any, a_t: Any, a_p: Any) -> An
     return orv, r_tp, r_t, r_p
 
 
-@numba.njit(inline="always")
+@kernel(inline="always")
 def _byte_sum(x: Any) -> Any:
     # Sum of the 8 byte lanes of x (each <= 255).
     y = (x & _EVEN_BYTES) + ((x >> np.uint64(8)) & _EVEN_BYTES)
     return np.int64((y * np.uint64(0x0001000100010001)) >> np.uint64(48))
 
 
-@numba.njit(inline="always")
+@kernel(inline="always")
 def _dense_u8_body(
     y_true: Any,
     y_pred: Any,
@@ -181,13 +181,13 @@ def _dense_u8_body(
     return bad_t, bad_p
 
 
-@numba.njit(inline="always")
+@kernel(inline="always")
 def _row_counts(n: int) -> Any:
     """Per-row TP, true and predicted counts, filled in place by a body."""
     return np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64)
 
 
-@numba.njit(inline="always")
+@kernel(inline="always")
 def _chunk_tables(n_chunks: int, n_labels: int) -> Any:
     """Per chunk: tp, true and predicted counts side by side, then a cache line of gap;
     and the chunk's two bad-value counts."""
@@ -195,7 +195,7 @@ def _chunk_tables(n_chunks: int, n_labels: int) -> Any:
     return counts, np.zeros((n_chunks, 2), dtype=np.int64)
 
 
-@numba.njit(inline="always")
+@kernel(inline="always")
 def _sum_chunks(counts: Any, bad: Any, n_labels: int) -> Any:
     """(tp, true, predicted, bad_true, bad_pred) summed over the chunk tables."""
     m = 3 * n_labels
@@ -212,7 +212,7 @@ def _sum_chunks(counts: Any, bad: Any, n_labels: int) -> Any:
     )
 
 
-@numba.njit(cache=True)
+@kernel(cache=True)
 def _dense_serial(y_true: Any, y_pred: Any) -> Any:
     n, n_labels = y_true.shape
     counts, bad = _chunk_tables(1, n_labels)
@@ -234,7 +234,7 @@ def _dense_serial(y_true: Any, y_pred: Any) -> Any:
     return tp, nt, npred, row_tp, row_true, row_pred, bad_t, bad_p
 
 
-@numba.njit(cache=True, parallel=_PRANGE_ONLY)
+@kernel(cache=True, parallel=_PRANGE_ONLY)
 def _dense_parallel(y_true: Any, y_pred: Any, n_chunks: int) -> Any:
     n, n_labels = y_true.shape
     counts, bad = _chunk_tables(n_chunks, n_labels)
@@ -261,7 +261,7 @@ def _dense_parallel(y_true: Any, y_pred: Any, n_chunks: int) -> Any:
     return tp, nt, npred, row_tp, row_true, row_pred, bad_t, bad_p
 
 
-@numba.njit(cache=True)
+@kernel(cache=True)
 def _dense_u8_serial(y_true: Any, y_pred: Any) -> Any:
     n, n_labels = y_true.shape
     counts, bad = _chunk_tables(1, n_labels)
@@ -283,7 +283,7 @@ def _dense_u8_serial(y_true: Any, y_pred: Any) -> Any:
     return tp, nt, npred, row_tp, row_true, row_pred, bad_t, bad_p
 
 
-@numba.njit(cache=True, parallel=_PRANGE_ONLY)
+@kernel(cache=True, parallel=_PRANGE_ONLY)
 def _dense_u8_parallel(y_true: Any, y_pred: Any, n_chunks: int) -> Any:
     n, n_labels = y_true.shape
     counts, bad = _chunk_tables(n_chunks, n_labels)

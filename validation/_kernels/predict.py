@@ -8,13 +8,13 @@ from __future__ import annotations
 
 from typing import Any
 
-import numba
 import numpy as np
 
 from fmacro.validation._kernels._common import MultiLabelCounts
+from fmacro.validation._kernels._dispatch import kernel
 
 
-@numba.njit
+@kernel
 def binary_counts_predict(predict: Any, observations: Any, expected: Any, positive: Any) -> Any:
     tp = 0
     fp = 0
@@ -52,7 +52,7 @@ def binary_counts_predict(predict: Any, observations: Any, expected: Any, positi
     return np.array([tp, fp, fn, tn], dtype=np.int64), n_invalid
 
 
-@numba.njit
+@kernel
 def confusion_counts_predict(predict: Any, observations: Any, expected: Any, k: int) -> Any:
     table = np.zeros((k, k), dtype=np.int64)
     n_invalid = 0
@@ -66,7 +66,7 @@ def confusion_counts_predict(predict: Any, observations: Any, expected: Any, k: 
     return table, n_invalid
 
 
-@numba.njit
+@kernel
 def _multilabel_counts_predict(predict: Any, observations: Any, y_true: Any) -> Any:
     n, n_labels = y_true.shape
     tp = np.zeros(n_labels, dtype=np.int64)

@@ -19,11 +19,12 @@ from fmacro.validation._kernels._common import (
     _parallel,
     run_parallel,
 )
+from fmacro.validation._kernels._dispatch import kernel
 
 __all__ = ["weighted_label_sums", "weighted_outcome_sums"]
 
 
-@numba.njit(inline="always")
+@kernel(inline="always")
 def _outcome_sums(e: Any, p: Any, w: Any, positive: Any) -> Any:
     # One add per sample into the slot of its outcome (2 * expected + predicted): a
     # single stream of additions instead of four multiply-adds.
@@ -33,12 +34,12 @@ def _outcome_sums(e: Any, p: Any, w: Any, positive: Any) -> Any:
     return sums
 
 
-@numba.njit(cache=True)
+@kernel(cache=True)
 def _outcome_sums_serial(e: Any, p: Any, w: Any, positive: Any) -> Any:  # pragma: no cover
     return _outcome_sums(e, p, w, positive).reshape(1, 4)
 
 
-@numba.njit(cache=True, parallel=_PRANGE_ONLY)
+@kernel(cache=True, parallel=_PRANGE_ONLY)
 def _outcome_sums_parallel(
     e: Any, p: Any, w: Any, positive: Any, n_chunks: int
 ) -> Any:  # pragma: no cover - compiled
@@ -65,7 +66,7 @@ def weighted_outcome_sums(
     return np.asarray(per_chunk.sum(axis=0))
 
 
-@numba.njit(cache=True, parallel=_PRANGE_ONLY)
+@kernel(cache=True, parallel=_PRANGE_ONLY)
 def _dense_label_sums(
     e: Any, p: Any, w: NDArray[np.float64], n_chunks: int
 ) -> NDArray[np.float64]:  # pragma: no cover - compiled
