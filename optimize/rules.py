@@ -4,11 +4,16 @@ A result carries its rule as data. :class:`PerClassThresholds` predicts ``score 
 threshold`` column by column (every method but RCut); :class:`TopK` predicts each object's
 ``k`` highest-scored classes (RCut, :func:`fmacro.optimize.top_k`). Each rule knows how many
 columns it was made for and refuses score matrices of another width.
+
+Predictions come back in the form the scores came in: a bool array ``(N, n_columns)`` for
+an array or a scipy sparse matrix, a DataFrame of bool columns with the scores' index and
+columns for a pandas DataFrame (:func:`like_scores`).
 """
 
 from __future__ import annotations
 
-from typing import Any
+import sys
+from typing import Any, overload
 
 import attrs
 import numpy as np
@@ -24,6 +29,7 @@ __all__ = [
     "TopK",
     "check_k",
     "check_thresholds",
+    "like_scores",
     "predict_top_k",
     "top_entries",
 ]
@@ -69,6 +75,26 @@ def check_thresholds(
     return out
 
 
+def _is_frame(x: Any) -> bool:
+    """Whether ``x`` is a pandas DataFrame (pandas stays optional: never imported here)."""
+    pd = sys.modules.get("pandas")
+    return pd is not None and isinstance(x, pd.DataFrame)
+
+
+@overload
+def like_scores(scores: NDArray[Any], predicted: NDArray[np.bool_]) -> NDArray[np.bool_]: ...
+@overload
+def like_scores(scores: Any, predicted: NDArray[np.bool_]) -> Any: ...
+def like_scores(scores: Any, predicted: NDArray[np.bool_]) -> Any:
+    """``predicted`` in the form of ``scores``: for a DataFrame, a DataFrame of bool columns
+    with its index and columns (names and kinds kept); else the bool array itself."""
+    if not _is_frame(scores):
+        return predicted
+    import pandas as pd
+
+    return pd.DataFrame(predicted, index=scores.index, columns=scores.columns, copy=False)
+
+
 def _checked_k(k: object) -> int:
     return check_k(k, "k")
 
@@ -88,8 +114,19 @@ class PerClassThresholds:
 
     thresholds: NDArray[np.float64] = attrs.field(converter=check_thresholds)
 
-    def apply(self, scores: Any) -> NDArray[np.bool_]:
-        """Dense bool predictions ``(N, n_columns)`` for dense or scipy sparse ``scores``."""
+    @overload
+    def apply(self, scores: NDArray[Any]) -> NDArray[np.bool_]: ...
+    @overload
+    def apply(self, scores: Any) -> Any: ...
+    def apply(self, scores: Any) -> Any:
+        """Predictions ``score >= threshold``, shape ``(N, n_columns)``.
+
+        A dense bool array for dense or scipy sparse ``scores``; for a pandas DataFrame, a
+        DataFrame of bool columns with the scores' index and columns.
+        """
+        return like_scores(scores, self._predict(scores))
+
+    def _predict(self, scores: Any) -> NDArray[np.bool_]:
         n_cols = self.thresholds.shape[0]
         shape = getattr(scores, "shape", None) if is_sparse(scores) else np.shape(scores)
         if shape is None or len(shape) != 2 or shape[1] != n_cols:
@@ -124,15 +161,23 @@ class TopK:
         if value is not None and self.k > value:
             raise ValueError(f"k must be at most n_columns ({value}), got k={self.k}")
 
-    def apply(self, scores: Any) -> NDArray[np.bool_]:
-        """Dense bool predictions ``(N, n_columns)``."""
+    @overload
+    def apply(self, scores: NDArray[Any]) -> NDArray[np.bool_]: ...
+    @overload
+    def apply(self, scores: Any) -> Any: ...
+    def apply(self, scores: Any) -> Any:
+        """Each object's top ``k`` classes, shape ``(N, n_columns)``.
+
+        A dense bool array for dense or scipy sparse ``scores``; for a pandas DataFrame, a
+        DataFrame of bool columns with the scores' index and columns.
+        """
         if self.n_columns is not None:
             shape = matrix_shape(scores, "scores")
             if shape[1] != self.n_columns:
                 raise ValueError(
                     f"scores must have shape (n_samples, {self.n_columns}), got {shape}"
                 )
-        return predict_top_k(scores, self.k)
+        return like_scores(scores, predict_top_k(scores, self.k))
 
 
 def check_k(k: object, name: str) -> int:

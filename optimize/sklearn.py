@@ -44,7 +44,6 @@ from fmacro.optimize.baselines import cyclic, global_threshold, per_class
 from fmacro.optimize.rules import PerClassThresholds
 from fmacro.optimize.search.domain import domain
 from fmacro.optimize.search.fixed_point import fixed_point
-from fmacro.optimize.search.points import class_points
 from fmacro.optimize.search.result import ThresholdResult
 from fmacro.optimize.tuning import tune
 from fmacro.validation.checks import check_beta, check_same_length, check_zero_division, is_sparse
@@ -778,9 +777,9 @@ class FMacroThresholdClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimat
         ) -> ThresholdResult:
             if w is None:
                 return searcher(s, y, beta=beta, zero_division=zd, **options)
-            # weighted samples: the search runs on weighted class points
-            points = class_points(s, y, zero_division=zd, sample_weight=w)
-            return searcher(points=points, beta=beta, zero_division=zd, **options)
+            # weighted samples: every search takes them (on weighted class points), tune's
+            # prior="cv" and its rule for classes without tuning positives included
+            return searcher(s, y, beta=beta, zero_division=zd, sample_weight=w, **options)
 
         extra: dict[str, Any] = {}
         if self.method == "tune":

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 
@@ -90,3 +92,30 @@ def test_corel5k_thresholds_on_bundled_data() -> None:
     assert rows["tune (for new data)"][3] == "0.1566"
     # the in-sample optimum does not hold up on the test set; tune does better there
     assert float(rows["tune (for new data)"][3]) > float(rows["fixed_point"][3])
+
+
+SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+
+
+def test_readme_bibtex_block_is_the_example_output() -> None:
+    # bibtex is not bundled: it comes from the shared data set beside the checkout (CI has
+    # it); on a machine without it there is nothing to compare against
+    if not (SHARED_DATA / "bibtex").is_dir():
+        pytest.skip(f"bibtex data not found under {SHARED_DATA}")
+    readme = (EXAMPLES.parent / "README.md").read_text(encoding="utf-8")
+    command = "$ python examples/bibtex_workflow.py --data ../shared/data\n"
+    block = readme.split(command, 1)[1].split("```", 1)[0].splitlines()
+    done = subprocess.run(
+        [sys.executable, str(EXAMPLES / "bibtex_workflow.py"), "--data", str(SHARED_DATA)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stderr
+    printed = [line for line in done.stdout.splitlines() if not line.startswith("done in")]
+
+    def sizeless(lines: list[str]) -> list[str]:
+        # the saved JSON's size moves by a byte with the exact search's timing diagnostics
+        return [re.sub(r"\(\d[\d,]* bytes", "(N bytes", line) for line in lines]
+
+    assert sizeless(printed) == sizeless(block)

@@ -324,6 +324,7 @@ def test_every_malformed_record_is_a_value_error_naming_the_field(
 def test_malformed_files_are_value_errors_naming_the_file(tmp_path: Path) -> None:
     path = tmp_path / "t.json"
     record = _per_class().to_dict()
+    del record["tuning"]  # its thresholds are edited below: the counts of the old ones go
     for body in (
         "[1, 2]",
         '{"format": "fmacro.thresholds", "version": 1, "x": ' + "[" * 10_000 + "]" * 10_000 + "}",

@@ -29,6 +29,7 @@ from fmacro.optimize import fdelta
 from fmacro.optimize.io import RankedLists, SavedRule, read_rule
 from fmacro.optimize.rules import PerClassThresholds, TopK
 from fmacro.optimize.search.brute_force import ExactOptimum
+from fmacro.optimize.search.result import TuningCounts
 from fmacro.validation import (
     BinFValidation,
     ClassCounts,
@@ -138,6 +139,7 @@ def _factories() -> dict[type, Callable[[], Any]]:
         optimize.SmoothedPoints: lambda: optimize.smooth_points(points),
         optimize.ExpectedPoints: lambda: optimize.expected_points(SCORES),
         optimize.ThresholdResult: lambda: optimize.per_class(SCORES, LABELS),
+        TuningCounts: lambda: optimize.per_class(SCORES, LABELS).tuning,
         PerClassThresholds: lambda: PerClassThresholds([0.5, 0.2]),
         TopK: lambda: TopK(2),
         RankedLists: lambda: RankedLists(

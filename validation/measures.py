@@ -40,9 +40,10 @@ from __future__ import annotations
 import math
 from typing import Any, Literal, overload
 
-import numba
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
+
+from fmacro.validation._kernels._dispatch import kernel
 
 __all__ = [
     "accuracy",
@@ -253,7 +254,7 @@ def f_beta_from_pr(p: Any, r: Any, beta: float = 1.0) -> Any:
     return out
 
 
-@numba.njit(cache=True)
+@kernel(cache=True)
 def f_beta_kernel(p: float, r: float, b2: float) -> float:
     """:func:`f_beta_from_pr` for one (P, R) pair inside compiled loops; ``b2 = beta**2``.
 

@@ -30,6 +30,7 @@ def cyclic(
     points: ClassPoints | None = None,
     start: ThresholdResult | ArrayLike | None = None,
     start_thresholds: ArrayLike | None = None,
+    sample_weight: Any = None,
 ) -> ThresholdResult:
     """Cyclic coordinate ascent on F-macro; returns a coordinate-wise maximum.
 
@@ -48,7 +49,8 @@ def cyclic(
         Alternatively, starting score thresholds, one per ORIGINAL column
         (converted with :func:`cuts_for_thresholds`). Not together with ``start``.
     Other parameters
-        As in :func:`per_class`.
+        As in :func:`per_class` (``sample_weight`` included: the ascent runs on the
+        weighted points).
 
     Returns
     -------
@@ -67,6 +69,7 @@ def cyclic(
         zero_division=zero_division,
         empty_classes=empty_classes,
         dominated="drop" if default_start or points is not None else "keep",
+        sample_weight=sample_weight,
     )
     if start is not None and start_thresholds is not None:
         raise ValueError("pass start= or start_thresholds=, not both")

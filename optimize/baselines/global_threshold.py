@@ -10,7 +10,7 @@ import numpy as np
 from fmacro.optimize._frames import names_from_frames
 from fmacro.optimize.baselines._sweep import nonempty_cuts, sweep_cuts
 from fmacro.optimize.search.points import ClassPoints, as_points
-from fmacro.optimize.search.result import ThresholdResult, evaluate_cuts
+from fmacro.optimize.search.result import ThresholdResult, TuningCounts, evaluate_cuts
 from fmacro.validation.checks import check_beta
 
 __all__ = ["global_threshold"]
@@ -25,11 +25,15 @@ def global_threshold(
     zero_division: float | None = None,
     empty_classes: str = "exclude",
     points: ClassPoints | None = None,
+    sample_weight: Any = None,
 ) -> ThresholdResult:
     """One score threshold ``t`` shared by all classes, maximizing F-macro.
 
     Exact: the sweep visits every distinct score of every class (and the empty and
     all-objects states) in decreasing order and evaluates F_beta(P, R) after each.
+    ``sample_weight`` (one weight per object) sweeps the cuts of
+    ``class_points(scores, labels, sample_weight=...)``; objects of weight 0 are left
+    out, so their scores are no candidate thresholds.
 
     Returns
     -------
@@ -46,7 +50,12 @@ def global_threshold(
     """
     b = check_beta(beta)
     pts = as_points(
-        scores, labels, points, zero_division=zero_division, empty_classes=empty_classes
+        scores,
+        labels,
+        points,
+        zero_division=zero_division,
+        empty_classes=empty_classes,
+        sample_weight=sample_weight,
     )
     idx = nonempty_cuts(pts)
     keys = -np.asarray(pts.threshold)[idx]
@@ -67,4 +76,5 @@ def global_threshold(
         beta=b,
         zero_division=pts.zero_division,
         diagnostics={"threshold": t},
+        tuning=TuningCounts.from_points(pts, cuts, thresholds),
     )

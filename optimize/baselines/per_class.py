@@ -10,7 +10,6 @@ from __future__ import annotations
 import math
 from typing import Any
 
-import numba
 import numpy as np
 from numpy.typing import NDArray
 
@@ -25,7 +24,9 @@ from fmacro.optimize.search._blocks import (
 )
 from fmacro.optimize.search.coordinate import per_class_cuts
 from fmacro.optimize.search.points import ClassPoints, search_points
-from fmacro.optimize.search.result import ThresholdResult
+from fmacro.optimize.search.result import ThresholdResult, TuningCounts
+from fmacro.validation import measures
+from fmacro.validation._kernels._dispatch import kernel
 from fmacro.validation.checks import check_beta, check_zero_division, is_sparse
 from fmacro.validation.measures import f_beta_from_pr, f_beta_kernel
 
@@ -33,7 +34,7 @@ __all__ = ["per_class"]
 
 
 # nogil: blocks of columns run on several Python threads (np.sort releases the GIL too).
-@numba.njit(cache=True, nogil=True)
+@kernel(cache=True, nogil=True)
 def _block_best_cuts(
     unsorted: NDArray[np.floating],
     y: NDArray[np.bool_],
@@ -91,6 +92,7 @@ def per_class(
     zero_division: float | None = None,
     empty_classes: str = "exclude",
     points: ClassPoints | None = None,
+    sample_weight: Any = None,
 ) -> ThresholdResult:
     """Each class at its own F_beta-optimal cut (the T_b vector, SCut).
 
@@ -112,6 +114,10 @@ def per_class(
         ``"exclude"`` (default) or ``"include"`` classes without positives.
     points
         Precomputed :class:`~fmacro.optimize.search.points.ClassPoints` (then scores/labels None).
+    sample_weight
+        One non-negative weight per object, or ``None``: the cuts are chosen on
+        ``class_points(scores, labels, sample_weight=...)`` (weighted tp, fp and class
+        sizes; an integer weight w is the row repeated w times). Not with ``points=``.
 
     Returns
     -------
@@ -125,16 +131,17 @@ def per_class(
     points (same result as with ``points=``): column blocks of at most ~16 MB are
     transposed, each class's scores sorted contiguously in their own dtype, and one numba
     sweep per block picks the cuts; memory is O(block), the loop is per block of classes,
-    not per class. Otherwise one numba pass over the cuts of the points (built without
-    dominated cuts). No Python loop per class.
+    not per class. Otherwise (sparse scores, ``points=``, ``sample_weight``) one numba
+    pass over the cuts of the points (built without dominated cuts); with weights the
+    points are built by one numpy sort per class.
     """
     b = check_beta(beta)
-    if points is None and not is_sparse(scores):
+    if points is None and sample_weight is None and not is_sparse(scores):
         zd = 0.0 if zero_division is None else zero_division
         return _per_class_dense(scores, labels, b, zd, empty_classes)
     # A class's best cut never has the tp of the cut before it (same recall, lower
     # precision), so the points built here drop such cuts (see class_points).
-    pts = search_points(scores, labels, points, zero_division, empty_classes)
+    pts = search_points(scores, labels, points, zero_division, empty_classes, sample_weight)
     cuts = per_class_cuts(pts, b)
     g = pts.indptr[:-1] + cuts
     p_k, r_k = pts.precision[g], pts.recall[g]
@@ -171,25 +178,40 @@ def _per_class_dense(
     )
     cut, tp, cnt, thr = (np.concatenate([r[i] for r in results]) for i in range(4))
     m = sizes[cols]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        p_k = np.where(cnt == 0, zd, tp / np.maximum(cnt, 1))
-        r_k = np.where(m == 0, zd, tp / np.maximum(m, 1))
-    n = cols.size
-    p = float(np.sum(p_k) / n)
-    r = float(np.sum(r_k) / n)
+    p_k = measures.safe_divide(tp, cnt, zd)
+    r_k = measures.safe_divide(tp, m, zd)
+    # the searches' plain mean, as ThresholdResult.from_cuts on the points
+    p, r, f = measures.macro_from_counts(tp, cnt - tp, m, b, zd, undefined="propagate")
     thresholds = np.full(n_cols, math.inf)
     thresholds[cols] = thr
     class_f = np.asarray(f_beta_from_pr(p_k, r_k, b), dtype=np.float64)
     return ThresholdResult(
         thresholds=thresholds,
         cuts=cut,
-        precision=p,
-        recall=r,
-        f=float(f_beta_from_pr(p, r, b)),
+        precision=float(p),
+        recall=float(r),
+        f=float(f),
         upper_bound=math.nan,
         gap=math.nan,
         method="per_class",
         beta=b,
         zero_division=zd,
         diagnostics={"macro_f": float(np.mean(class_f)), "class_f": class_f},
+        tuning=_tuning(thresholds, s_shape[0], cols, sizes, tp, cnt),
     )
+
+
+def _tuning(
+    thresholds: NDArray[np.float64],
+    n_samples: int,
+    cols: NDArray[np.int64],
+    sizes: NDArray[np.int64],
+    tp: NDArray[np.int64],
+    predicted: NDArray[np.int64],
+) -> TuningCounts:
+    """The tuning counts of the dense sweep: the kept classes' cuts, nothing elsewhere."""
+    full_tp = np.zeros(thresholds.shape[0], dtype=np.int64)
+    full_predicted = np.zeros(thresholds.shape[0], dtype=np.int64)
+    full_tp[cols] = tp
+    full_predicted[cols] = predicted
+    return TuningCounts(thresholds, n_samples, cols, sizes, full_tp, full_predicted)

@@ -29,6 +29,7 @@ def proportional(
     empty_classes: str = "exclude",
     points: ClassPoints | None = None,
     priors: ArrayLike | None = None,
+    sample_weight: Any = None,
 ) -> ThresholdResult:
     """PCut: class ``k`` predicts its top ``scale * prior_k * N`` objects; ``scale`` tuned.
 
@@ -43,6 +44,10 @@ def proportional(
         e.g. the training frequencies ``Y_train.mean(axis=0)``. Default: the
         frequencies ``m_k / N`` on the data given, so ``scale = 1`` predicts each
         class about as often as it occurs. A class with prior 0 predicts nothing.
+    sample_weight
+        One non-negative weight per object, or ``None``: the cuts are those of
+        ``class_points(scores, labels, sample_weight=...)``, ``N`` is the total weight
+        and a cut's size its predicted weight (default priors: weighted frequencies).
     Other parameters
         As in :func:`per_class`.
 
@@ -55,7 +60,12 @@ def proportional(
     """
     b = check_beta(beta)
     pts = as_points(
-        scores, labels, points, zero_division=zero_division, empty_classes=empty_classes
+        scores,
+        labels,
+        points,
+        zero_division=zero_division,
+        empty_classes=empty_classes,
+        sample_weight=sample_weight,
     )
     n_obj = pts.n_samples
     if priors is None:

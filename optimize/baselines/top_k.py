@@ -11,6 +11,7 @@ import math
 from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 
 from fmacro.optimize._frames import names_from_frames
 from fmacro.optimize._inputs import (
@@ -20,10 +21,12 @@ from fmacro.optimize._inputs import (
     matching_shapes,
     scores_checked,
 )
+from fmacro.optimize._weighted import weighted_class_sizes
 from fmacro.optimize.rules import TopK, check_k, predict_top_k, top_entries
 from fmacro.optimize.search.result import ThresholdResult
 from fmacro.validation.checks import check_beta, check_zero_division
 from fmacro.validation.measures import macro_from_counts
+from fmacro.validation.weights import check_sample_weight
 
 __all__ = ["predict_top_k", "top_k"]
 
@@ -40,6 +43,7 @@ def top_k(
     zero_division: float = 0.0,
     empty_classes: str = "exclude",
     k_max: int | None = None,
+    sample_weight: Any = None,
 ) -> ThresholdResult:
     """RCut: predict each object's top ``k`` classes, ``k`` in ``1..k_max`` tuned for F-macro.
 
@@ -52,7 +56,14 @@ def top_k(
         ``(N, n)`` 0/1 indicator, dense or sparse.
     k_max
         Largest ``k`` tried; default ``min(n, max(10, ceil(2 * cardinality)))`` where
-        cardinality is the mean number of labels per object.
+        cardinality is the mean number of labels per object (weighted mean with
+        ``sample_weight``).
+    sample_weight
+        One non-negative weight per object, or ``None``: an object counts its weight in
+        each class's tp, predicted count and size (float sums), as in
+        :func:`evaluate_thresholds`; integer weights give the result of the rows
+        repeated that many times. Checked by
+        :func:`fmacro.validation.weights.check_sample_weight`.
     Other parameters
         As in :func:`per_class`.
 
@@ -75,20 +86,24 @@ def top_k(
     zd = check_zero_division(zero_division)
     check_empty_classes(empty_classes, zd)
     n, m = matching_shapes(scores, labels)
+    weights = check_sample_weight(sample_weight, n)
     s = scores_checked(scores)
     y = label_rows(labels)
-    sizes = np.bincount(y.indices, minlength=m).astype(np.int64)
+    if weights is None:
+        sizes: NDArray[Any] = np.bincount(y.indices, minlength=m).astype(np.int64)
+    else:
+        sizes = weighted_class_sizes(y, weights, m)
     kept = kept_classes(sizes, empty_classes)
     if k_max is None:
-        card = y.nnz / n
+        card = y.nnz / n if weights is None else float(sizes.sum()) / float(weights.sum())
         kk = min(m, max(10, math.ceil(2 * card)))
     else:
         kk = min(check_k(k_max, "k_max"), m)
     _, cols = top_entries(s, kk)
     rows = np.arange(n)
     label_keys = np.repeat(np.arange(n, dtype=np.int64), np.diff(y.indptr)) * m + y.indices
-    tp = np.zeros(m, dtype=np.int64)
-    npred = np.zeros(m, dtype=np.int64)
+    tp = np.zeros(m, dtype=sizes.dtype)
+    npred = np.zeros(m, dtype=sizes.dtype)
     f_by_k = np.empty(kk)
     p_by_k = np.empty(kk)
     r_by_k = np.empty(kk)
@@ -99,8 +114,13 @@ def top_k(
         pos = np.searchsorted(label_keys, keys)
         pos = np.minimum(pos, max(label_keys.size - 1, 0))
         hit = (label_keys[pos] == keys) if label_keys.size else np.zeros(keys.size, dtype=bool)
-        tp += np.bincount(c[ok][hit], minlength=m)
-        npred += np.bincount(c[ok], minlength=m)
+        if weights is None:
+            tp += np.bincount(c[ok][hit], minlength=m)
+            npred += np.bincount(c[ok], minlength=m)
+        else:
+            w_ok = weights[rows[ok]]
+            tp += np.bincount(c[ok][hit], weights=w_ok[hit], minlength=m)
+            npred += np.bincount(c[ok], weights=w_ok, minlength=m)
         p_by_k[j], r_by_k[j], f_by_k[j] = macro_from_counts(
             tp[kept], npred[kept] - tp[kept], sizes[kept], b, zd
         )

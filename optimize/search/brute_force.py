@@ -51,17 +51,41 @@ def brute_force(
     empty_classes: str = "exclude",
     points: ClassPoints | None = None,
     limit: int = DEFAULT_LIMIT,
+    sample_weight: Any = None,
 ) -> ThresholdResult:
     """The F-macro optimum by trying every combination of cuts (float64).
 
     Refuses with ``ValueError`` when the number of combinations exceeds ``limit``.
     Cuts with undefined precision (empty cuts under ``zero_division=nan``) are
     skipped. Returns ``upper_bound == f`` (exact up to rounding); ties go to the
-    first combination in lexicographic cut order.
+    first combination in lexicographic cut order. ``sample_weight`` (one weight per
+    object) enumerates the cuts of ``class_points(scores, labels, sample_weight=...)``.
+
+    Examples
+    --------
+    Two classes of six objects (rows in decreasing score order in both columns): 7 x 7
+    pairs of cuts. The best keeps class 0's top 2 (p = 1, r = 1/2) and all of class 1
+    (p = 1/2, r = 1): P = R = F = 3/4.
+
+    >>> import numpy as np
+    >>> scores = np.array([[0.6, 0.9], [0.5, 0.7], [0.4, 0.6], [0.3, 0.4], [0.2, 0.3], [0.1, 0.2]])
+    >>> labels = np.array([[1, 1], [1, 0], [0, 1], [1, 0], [0, 0], [1, 1]])
+    >>> res = brute_force(scores, labels)
+    >>> res.cuts.tolist(), res.thresholds.tolist(), res.f
+    ([2, 6], [0.5, 0.2], 0.75)
+    >>> brute_force(scores, labels, limit=48)
+    Traceback (most recent call last):
+    ...
+    ValueError: brute force would enumerate 49 cut combinations ...
     """
     b = check_beta(beta)
     pts = as_points(
-        scores, labels, points, zero_division=zero_division, empty_classes=empty_classes
+        scores,
+        labels,
+        points,
+        zero_division=zero_division,
+        empty_classes=empty_classes,
+        sample_weight=sample_weight,
     )
     _check_size(pts, limit)
     n = pts.n_classes
@@ -98,7 +122,7 @@ def _exact_points(points: ClassPoints) -> list[list[tuple[Fraction, Fraction] | 
     out: list[list[tuple[Fraction, Fraction] | None]] = []
     for j in range(points.n_classes):
         sl = points.class_slice(j)
-        m = int(points.support[j])
+        m = points.support[j].item()  # a weighted class size is a fraction: no int()
         out.append(
             [
                 _exact_point(tp, fp, m, zd)
@@ -133,6 +157,18 @@ def exact_f_of_cuts(points: ClassPoints, cuts: Any, beta: float | Fraction = 1) 
     """Exact F_beta(P, R) of the given local cuts (``beta`` as a Fraction-able value).
 
     Touches only the chosen cuts, so it is cheap on large problems too.
+
+    Examples
+    --------
+    The T_b cuts of :func:`brute_force`'s example (class 0 all six objects: p = 2/3,
+    r = 1; class 1 its top 3: p = r = 2/3), P = 2/3, R = 5/6:
+
+    >>> import numpy as np
+    >>> from fmacro.optimize import class_points
+    >>> scores = np.array([[0.6, 0.9], [0.5, 0.7], [0.4, 0.6], [0.3, 0.4], [0.2, 0.3], [0.1, 0.2]])
+    >>> labels = np.array([[1, 1], [1, 0], [0, 1], [1, 0], [0, 0], [1, 1]])
+    >>> exact_f_of_cuts(class_points(scores, labels), [6, 3])
+    Fraction(20, 27)
     """
     b2 = Fraction(beta) ** 2
     g = points.indptr[:-1] + np.asarray(cuts, dtype=np.int64)
@@ -156,6 +192,20 @@ def brute_force_exact(
     """The exact optimum over all cut combinations in rational arithmetic.
 
     ``beta`` is converted with ``Fraction(beta)`` (so 0.5 and 2 are exact).
+
+    Examples
+    --------
+    :func:`brute_force`'s example in rational arithmetic:
+
+    >>> import numpy as np
+    >>> from fmacro.optimize import class_points
+    >>> scores = np.array([[0.6, 0.9], [0.5, 0.7], [0.4, 0.6], [0.3, 0.4], [0.2, 0.3], [0.1, 0.2]])
+    >>> labels = np.array([[1, 1], [1, 0], [0, 1], [1, 0], [0, 0], [1, 1]])
+    >>> brute_force_exact(class_points(scores, labels))
+    ExactOptimum(f=Fraction(3, 4), precision=Fraction(3, 4), recall=Fraction(3, 4), cuts=(2, 6))
+    >>> opt = brute_force_exact(class_points(scores, labels), beta=2)  # recall weighs more
+    >>> opt.f, opt.cuts  # every object of both classes: P = 7/12, R = 1
+    (Fraction(7, 8), (6, 6))
     """
     _check_size(points, limit)
     b2 = Fraction(beta) ** 2

@@ -46,12 +46,13 @@ def domain(
     empty_classes: str = "exclude",
     points: ClassPoints | None = None,
     n_angles: int | None = 64,
+    sample_weight: Any = None,
 ) -> ThresholdResult:
     """Domain analysis with ``n_angles`` support directions (or the exact hull).
 
     Parameters
     ----------
-    scores, labels, beta, zero_division, empty_classes, points
+    scores, labels, beta, zero_division, empty_classes, points, sample_weight
         As for :func:`fmacro.optimize.fixed_point`.
     n_angles
         Number of directions, evenly spaced in [0, pi/2] (both ends included),
@@ -66,6 +67,27 @@ def domain(
         ``outer_polygon`` (m, 2) the upper-right chain of the outer polygon (for
         ``n_angles=None``: the vertices of conv D's upper-right boundary),
         ``ub_point`` and ``n_angles``.
+
+    Examples
+    --------
+    The two classes of :func:`fmacro.optimize.fixed_point`'s example, whose optimum is
+    F = 3/4. The exact hull of D has three vertices, (P, R) = (1, 5/12), (5/6, 2/3) and
+    (7/12, 1), with F = 10/17, 20/27 and 14/19; the best of them is the lower bound, and the
+    maximum of F over the hull's boundary the upper one:
+
+    >>> import numpy as np
+    >>> scores = np.array([[0.6, 0.9], [0.5, 0.7], [0.4, 0.6], [0.3, 0.4], [0.2, 0.3], [0.1, 0.2]])
+    >>> labels = np.array([[1, 1], [1, 0], [0, 1], [1, 0], [0, 0], [1, 1]])
+    >>> res = domain(scores, labels, n_angles=None)
+    >>> res.cuts.tolist(), round(res.f, 4), round(res.upper_bound, 4)
+    ([6, 1], 0.7407, 0.7658)
+    >>> res.diagnostics["support_points"].round(4).tolist()
+    [[1.0, 0.4167], [0.8333, 0.6667], [0.5833, 1.0]]
+
+    With 64 directions the outer polygon is a little larger, and so is its bound:
+
+    >>> round(domain(scores, labels).upper_bound, 4)
+    0.7666
     """
     b = check_beta(beta)
     if n_angles is not None:
@@ -73,7 +95,7 @@ def domain(
             raise TypeError(f"n_angles must be an int >= 3 or None, got {type(n_angles).__name__}")
         if n_angles < 3:
             raise ValueError(f"n_angles must be >= 3 (or None for the exact hull), got {n_angles}")
-    pts = search_points(scores, labels, points, zero_division, empty_classes)
+    pts = search_points(scores, labels, points, zero_division, empty_classes, sample_weight)
     return domain_from_sweep(edge_sweep(class_hulls(pts)), beta=b, n_angles=n_angles)
 
 

@@ -92,7 +92,27 @@ def _best_candidate(values: list[float]) -> int:
 def fixed_point_from_sweep(
     sweep: Sweep, *, beta: float = 1.0, polish: bool = False
 ) -> ThresholdResult:
-    """:func:`fixed_point` on an already merged edge sweep."""
+    """:func:`fixed_point` with ``exact=False`` on an already merged edge sweep.
+
+    Examples
+    --------
+    The sweep of :func:`fmacro.optimize.edge_sweep`'s example: its boundary points (P, R)
+    are (1, 5/12), (5/6, 2/3) and (7/12, 1). ArgV is above the angle of class 1's edge
+    (atan2(1/2, 2/3)) at its start and below at its end, so the crossing is on that edge.
+    The walk along it and the T_b cuts both reach F = 20/27 (the later candidate, T_b,
+    is kept); the bound is the maximum of F on the edge:
+
+    >>> import numpy as np
+    >>> from fmacro.optimize import class_hulls, class_points, edge_sweep
+    >>> scores = np.array([[0.6, 0.9], [0.5, 0.7], [0.4, 0.6], [0.3, 0.4], [0.2, 0.3], [0.1, 0.2]])
+    >>> labels = np.array([[1, 1], [1, 0], [0, 1], [1, 0], [0, 0], [1, 1]])
+    >>> sweep = edge_sweep(class_hulls(class_points(scores, labels)))
+    >>> res = fixed_point_from_sweep(sweep)
+    >>> res.diagnostics["status"], round(res.diagnostics["phi"], 4), res.diagnostics["source"]
+    ('edge', 0.6435, 'per_class')
+    >>> res.cuts.tolist(), round(res.f, 4), round(res.upper_bound, 4)
+    ([6, 3], 0.7407, 0.7658)
+    """
     b = check_beta(beta)
     b2 = b * b
     pts = sweep.hulls.points
@@ -166,6 +186,23 @@ def linearized_cuts(
     cuts or on its hull alone. No objects, copies or diagnostics are built: the inner
     fits of ``tune(prior="cv")`` make many on small point sets, where those cost more
     than the search.
+
+    Examples
+    --------
+    :func:`fixed_point_from_sweep`'s example on bare arrays. The per-class candidate is
+    each class's best hull vertex, all six objects in both classes (class 1's top 3 ties
+    at F = 2/3 but is no vertex), with F = 14/19; the walk's (6, 1) wins, with P = 5/6,
+    R = 2/3, F = 20/27:
+
+    >>> import numpy as np
+    >>> from fmacro.optimize import class_points
+    >>> scores = np.array([[0.6, 0.9], [0.5, 0.7], [0.4, 0.6], [0.3, 0.4], [0.2, 0.3], [0.1, 0.2]])
+    >>> labels = np.array([[1, 1], [1, 0], [0, 1], [1, 0], [0, 0], [1, 1]])
+    >>> pts = class_points(scores, labels)
+    >>> indptr, p, r = (np.asarray(a) for a in (pts.indptr, pts.precision, pts.recall))
+    >>> cuts, big_p, big_r = linearized_cuts(indptr, p, r, 1.0)
+    >>> cuts.tolist(), round(big_p, 4), round(big_r, 4)
+    ([6, 1], 0.8333, 0.6667)
     """
     b2 = beta * beta
     n = indptr.size - 1

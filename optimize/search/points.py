@@ -82,7 +82,6 @@ from functools import cached_property
 from typing import Any
 
 import attrs
-import numba
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
@@ -102,6 +101,7 @@ from fmacro.optimize.search._blocks import (
     sorted_positives,
 )
 from fmacro.validation import measures
+from fmacro.validation._kernels._dispatch import kernel
 from fmacro.validation._values import read_only_copies
 from fmacro.validation.checks import (
     INT64_MAX,
@@ -502,7 +502,9 @@ def class_points(
     sample_weight
         One non-negative weight per object (row): a weighted object counts that much
         in tp, fp and the class sizes, which become float sums (``points.weighted``).
-        A class is kept when it has a positive object of non-zero weight. Checked by
+        A class is kept when it has a positive object of non-zero weight; an object of
+        weight 0 is left out (it adds no cut), so integer weights give the points of
+        the rows repeated that many times. ``n_samples`` is the total weight. Checked by
         :func:`validation.weights.check_sample_weight`, as in the validations (the
         weights must sum to at most 2**1022).
     dominated
@@ -516,6 +518,33 @@ def class_points(
     Returns
     -------
     ClassPoints
+
+    Examples
+    --------
+    Two classes, six objects; the rows are in decreasing score order in both columns, so
+    cut j of a class keeps its top j rows. Class 0's labels by rank are 1 1 0 1 0 1:
+
+    >>> import numpy as np
+    >>> scores = np.array([[0.6, 0.9], [0.5, 0.7], [0.4, 0.6], [0.3, 0.4], [0.2, 0.3], [0.1, 0.2]])
+    >>> labels = np.array([[1, 1], [1, 0], [0, 1], [1, 0], [0, 0], [1, 1]])
+    >>> pts = class_points(scores, labels)
+    >>> pts.n_cuts.tolist(), pts.support.tolist()
+    ([7, 7], [4, 3])
+    >>> c0 = pts.class_slice(0)
+    >>> pts.tp[c0].tolist(), pts.fp[c0].tolist()
+    ([0, 1, 2, 2, 3, 3, 4], [0, 0, 0, 1, 1, 2, 2])
+    >>> pts.threshold[c0].tolist()
+    [inf, 0.6, 0.5, 0.4, 0.3, 0.2, 0.1]
+    >>> pts.precision[c0].round(3).tolist()  # the empty cut's 0/0 is zero_division
+    [0.0, 1.0, 1.0, 0.667, 0.75, 0.6, 0.667]
+    >>> pts.recall[c0].tolist()
+    [0.0, 0.25, 0.5, 0.5, 0.75, 0.75, 1.0]
+
+    ``dominated="drop"`` keeps the empty cut and each cut where tp rises; ``full_cut``
+    gives their numbers among all cuts (class 0, then class 1: labels 1 0 1 0 0 1):
+
+    >>> class_points(scores, labels, dominated="drop").full_cut.tolist()
+    [0, 1, 2, 4, 6, 0, 1, 3, 6]
     """
     zd = check_zero_division(zero_division)
     check_empty_classes(empty_classes, zd)
@@ -634,10 +663,15 @@ def weighted_class_points(
     """:func:`class_points` with checked ``sample_weight`` (float counts), column by column.
 
     One stable sort per class in numpy: slower than the unweighted kernels, which
-    count in integers, but the same cuts and thresholds.
+    count in integers. An object of weight 0 is an object that is not there: it adds
+    no cut (its score is no threshold) and does not count among the objects a truncated
+    sparse list leaves out, so integer weights give the cuts, thresholds and counts of
+    the rows repeated that many times (``np.repeat``).
     """
     n_obj, n_cls = matching_shapes(scores, labels)
     total = float(weights.sum())
+    live = weights > 0
+    n_live = int(np.count_nonzero(live))
     l_ptr, l_rows = sparse_labels(labels)
     owner = np.repeat(np.arange(n_cls, dtype=np.int64), np.diff(l_ptr))
     support_all = np.bincount(owner, weights=weights[l_rows], minlength=n_cls).astype(np.float64)
@@ -657,9 +691,12 @@ def weighted_class_points(
             values = np.asarray(s_vals[s_ptr[k] : s_ptr[k + 1]], dtype=np.float64)
         else:
             rows, values = every_row, np.asarray(dense[:, k], dtype=np.float64)
+        counted = live[rows]
+        if not counted.all():  # objects of weight 0 are not there
+            rows, values = rows[counted], values[counted]
         positive = np.isin(rows, positives, assume_unique=True)
         tp, fp, thr = _weighted_column_cuts(
-            values, positive, weights[rows], float(support_all[k]), total, n_obj
+            values, positive, weights[rows], float(support_all[k]), total, n_live
         )
         parts_tp.append(tp)
         parts_fp.append(fp)
@@ -687,6 +724,7 @@ def as_points(
     zero_division: float | None = None,
     empty_classes: str = "exclude",
     dominated: str = "keep",
+    sample_weight: Any = None,
 ) -> ClassPoints:
     """Return ``points`` if given (then scores/labels must be None), else build them.
 
@@ -694,12 +732,19 @@ def as_points(
     a value that differs from the given points' policy is refused. ``dominated`` is
     passed to :func:`class_points` when the points are built here; ``"keep"`` also
     refuses given points built with ``dominated="drop"`` (a method that needs every cut).
+    ``sample_weight`` goes to :func:`class_points` (which checks it); given points
+    already hold their weights, so it is refused with them.
     """
     if points is not None:
         if not isinstance(points, ClassPoints):
             raise TypeError(f"points must be a ClassPoints, got {type(points).__name__}")
         if scores is not None or labels is not None:
             raise ValueError("pass either scores and labels, or points=, not both")
+        if sample_weight is not None:
+            raise ValueError(
+                "sample_weight goes with scores and labels, not with points=: build the "
+                "points with class_points(scores, labels, sample_weight=...)"
+            )
         if dominated == "keep" and points.pruned:
             raise ValueError(
                 "points were built with dominated='drop', but this method needs every cut; "
@@ -719,7 +764,12 @@ def as_points(
         raise TypeError("scores and labels are required when points= is not given")
     zd = 0.0 if zero_division is None else zero_division
     return class_points(
-        scores, labels, zero_division=zd, empty_classes=empty_classes, dominated=dominated
+        scores,
+        labels,
+        zero_division=zd,
+        empty_classes=empty_classes,
+        dominated=dominated,
+        sample_weight=sample_weight,
     )
 
 
@@ -729,6 +779,7 @@ def search_points(
     points: ClassPoints | None,
     zero_division: float | None,
     empty_classes: str,
+    sample_weight: Any = None,
 ) -> ClassPoints:
     """:func:`as_points` without dominated cuts: for methods that never choose one."""
     return as_points(
@@ -738,13 +789,14 @@ def search_points(
         zero_division=zero_division,
         empty_classes=empty_classes,
         dominated="drop",
+        sample_weight=sample_weight,
     )
 
 
 # --------------------------------------------------------------------------- kernels
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel(cache=True, nogil=True)
 def _block_cuts(
     unsorted: NDArray[np.floating],
     y: NDArray[np.bool_],
@@ -832,7 +884,7 @@ def _block_cuts(
     return counts, out_tp, out_fp, out_thr, out_number
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel(cache=True, nogil=True)
 def sorted_cuts(
     vals: NDArray[np.floating],
     pos: NDArray[np.floating],
@@ -863,7 +915,7 @@ def sorted_cuts(
     return c
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel(cache=True, nogil=True)
 def longest_column(s_ptr: NDArray[np.int64], cols: NDArray[np.int64]) -> int:
     """Most entries in one of the columns ``cols`` of a CSC matrix."""
     longest = 0
@@ -872,7 +924,7 @@ def longest_column(s_ptr: NDArray[np.int64], cols: NDArray[np.int64]) -> int:
     return longest
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel(cache=True, nogil=True)
 def csc_column_cuts(
     s_ptr: NDArray[np.int64],
     s_rows_all: NDArray[np.int64],
@@ -923,7 +975,7 @@ def csc_column_cuts(
     return c, m
 
 
-@numba.njit(cache=True)
+@kernel(cache=True)
 def _csc_cuts(
     s_ptr: NDArray[np.int64],
     s_rows: NDArray[np.int64],
@@ -994,7 +1046,7 @@ def _csc_cuts(
     return indptr, out_tp, out_fp, out_thr, out_number
 
 
-@numba.njit(cache=True)
+@kernel(cache=True)
 def _ranked_cuts(
     flat: NDArray[np.uint8],
     ptr: NDArray[np.int64],

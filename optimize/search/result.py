@@ -15,7 +15,7 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any
+from typing import Any, overload
 
 import attrs
 import numpy as np
@@ -24,12 +24,14 @@ from numpy.typing import ArrayLike, NDArray
 from fmacro.optimize._frames import check_frame_columns
 from fmacro.optimize.rules import PerClassThresholds, TopK
 from fmacro.optimize.search.points import ClassPoints, check_cuts
+from fmacro.validation import measures
+from fmacro.validation._values import read_only_copies
 from fmacro.validation.checks import check_beta, check_zero_division
 from fmacro.validation.counts import frozen_array
 from fmacro.validation.measures import f_beta_from_pr, macro_mean
 from fmacro.validation.names import ClassName, check_class_names, names_from_json, names_to_json
 
-__all__ = ["ThresholdResult", "evaluate_cuts", "freeze_mapping", "macro_pr"]
+__all__ = ["ThresholdResult", "TuningCounts", "evaluate_cuts", "freeze_mapping", "macro_pr"]
 
 
 def _freeze_value(value: Any) -> Any:
@@ -67,8 +69,10 @@ _FIELDS = (
     "zero_division",
     *_SCORE_FIELDS,
     "diagnostics",
+    "tuning",
 )
-_OPTIONAL_FIELDS = ("classes", "diagnostics")
+_OPTIONAL_FIELDS = ("classes", "diagnostics", "tuning")
+_TUNING_FIELDS = ("n_samples", "weighted", "class_index", "support", "tp", "predicted")
 # Diagnostics are method extras of a few levels; deeper nesting is refused, not recursed into.
 _MAX_DEPTH = 32
 # F_beta(P, R) computed in floats can exceed 1 by an ulp (and weighted sums by a little more).
@@ -336,6 +340,141 @@ def _from_json_value(value: Any, where: str, depth: int) -> Any:
     raise _bad(where, "a JSON value", value)
 
 
+def _tuning_number(value: Any, where: str, weighted: bool) -> int | float:
+    """A count of the tuning record: an integer (integral floats too), or a finite number
+    >= 0 when weighted."""
+    expected = "a finite number >= 0 (a sum of weights)" if weighted else "an integer >= 0"
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise _bad(where, expected, value)
+    if weighted:
+        if not (math.isfinite(value) and value >= 0):
+            raise _bad(where, expected, value)
+        return float(value)
+    if isinstance(value, float) and not value.is_integer():
+        raise _bad(where, expected, value)
+    if not 0 <= value <= _INT64_RANGE[1]:
+        raise _bad(where, expected, value)
+    return int(value)
+
+
+def _tuning_from_json(spec: Any, thresholds: NDArray[np.float64]) -> TuningCounts | None:
+    if spec is None:
+        return None
+    field = "tuning"
+    if not isinstance(spec, Mapping):
+        raise _bad(field, "an object with " + ", ".join(_TUNING_FIELDS) + " (or null)", spec)
+    keys = set(spec)
+    if keys != set(_TUNING_FIELDS):
+        missing = [k for k in _TUNING_FIELDS if k not in keys]
+        extra = [_show(k) for k in keys if k not in _TUNING_FIELDS]
+        raise ValueError(
+            f"thresholds record field 'tuning': expected the keys {', '.join(_TUNING_FIELDS)}"
+            + (f"; missing {', '.join(missing)}" if missing else "")
+            + (f"; unknown {', '.join(extra)}" if extra else "")
+        )
+    weighted = spec["weighted"]
+    if not isinstance(weighted, bool):
+        raise _bad("tuning.weighted", "true or false", weighted)
+    n_samples = _tuning_number(spec["n_samples"], "tuning.n_samples", weighted)
+    columns: dict[str, Any] = {}
+    for name in ("class_index", "support", "tp", "predicted"):
+        values = spec[name]
+        if not isinstance(values, list):
+            raise _bad(f"tuning.{name}", "a list", values)
+        as_weight = weighted and name != "class_index"
+        numbers = [
+            _tuning_number(v, f"tuning.{name}[{i}]", as_weight) for i, v in enumerate(values)
+        ]
+        columns[name] = np.array(numbers, dtype=np.float64 if as_weight else np.int64)
+    try:
+        return TuningCounts(thresholds=thresholds, n_samples=n_samples, **columns)
+    except (TypeError, ValueError) as exc:
+        hint = (
+            " (the counts must be those of the record's thresholds: a record whose "
+            "thresholds were edited drops 'tuning')"
+            if str(exc).startswith("tuning counts:")
+            else ""
+        )
+        raise ValueError(f"thresholds record field 'tuning': {exc}{hint}") from None
+
+
+def _tuning_to_json(counts: TuningCounts) -> dict[str, Any]:
+    return {
+        "n_samples": counts.n_samples,
+        "weighted": counts.weighted,
+        "class_index": counts.class_index.tolist(),
+        "support": counts.support.tolist(),
+        "tp": counts.tp.tolist(),
+        "predicted": counts.predicted.tolist(),
+    }
+
+
+def _class_frame(
+    index: list[Any] | None,
+    *,
+    threshold: NDArray[np.float64],
+    cut: tuple[NDArray[np.int64], NDArray[np.int64]] | None,
+    kept: NDArray[np.int64] | None,
+    support: NDArray[np.float64],
+    tp: NDArray[np.float64],
+    predicted: NDArray[np.float64],
+    n_samples: float,
+    weighted: bool,
+    beta: float,
+    zero_division: float,
+) -> Any:
+    """One row per class column: the table of :meth:`ThresholdResult.to_pandas` (private).
+
+    ``support``, ``tp`` and ``predicted`` are floats, NaN where unknown; ``cut`` is (the kept
+    columns, their cuts) or ``None`` (no cut column values: all NA); ``kept`` the kept
+    columns or ``None`` (unknown). Needs pandas.
+    """
+    import pandas as pd
+
+    n_cols = threshold.shape[0]
+    frame = pd.DataFrame(
+        {"threshold": np.asarray(threshold, dtype=np.float64)},
+        index=index if index is not None else pd.RangeIndex(n_cols),
+    )
+    cuts = pd.array([pd.NA] * n_cols, dtype="Int64")
+    if cut is not None:
+        cuts[cut[0]] = cut[1]
+    frame["cut"] = cuts
+    if kept is None:
+        frame["kept"] = pd.array([pd.NA] * n_cols, dtype="boolean")
+    else:
+        is_kept = np.zeros(n_cols, dtype=bool)
+        is_kept[kept] = True
+        frame["kept"] = is_kept
+    known = ~(np.isnan(support) | np.isnan(tp) | np.isnan(predicted))
+    fp = predicted - tp
+    fn = support - tp
+    for name, measure in (
+        ("precision", lambda: measures.precision(tp[known], fp[known], zero_division)),
+        ("recall", lambda: measures.recall(tp[known], fn[known], zero_division)),
+        (
+            "f",
+            lambda: measures.f_beta_from_counts(
+                tp[known], fp[known], fn[known], beta, zero_division
+            ),
+        ),
+    ):
+        column = np.full(n_cols, np.nan)
+        if known.any():
+            column[known] = measure()
+        frame[name] = column
+    count_dtype = "Float64" if weighted else "Int64"
+    for name, values in (("support", support), ("tp", tp), ("fp", fp), ("predicted", predicted)):
+        frame[name] = pd.array(
+            [pd.NA if math.isnan(v) else (v if weighted else int(v)) for v in values.tolist()],
+            dtype=count_dtype,
+        )
+    with np.errstate(divide="ignore", invalid="ignore"):
+        rate = predicted / n_samples if n_samples > 0 else np.full(n_cols, np.nan)
+    frame["predicted_rate"] = rate
+    return frame
+
+
 def _rebuild_result(fields: dict[str, Any]) -> ThresholdResult:
     return ThresholdResult(**fields)
 
@@ -367,6 +506,213 @@ def evaluate_cuts(
     b = check_beta(beta)
     p, r = macro_pr(points, cuts)
     return p, r, float(f_beta_from_pr(p, r, b))
+
+
+# --------------------------------------------------------------------------- tuning counts
+
+
+def _tuning_thresholds(values: Any) -> NDArray[np.float64]:
+    arr = np.asarray(values)
+    if arr.dtype.kind not in "iuf" or arr.ndim != 1 or arr.size == 0:
+        raise ValueError(
+            f"thresholds must be a 1-D array of real numbers, one per column, got "
+            f"{arr.dtype} {arr.shape}"
+        )
+    return frozen_array(arr, np.float64)
+
+
+def _tuning_size(value: Any) -> int | float:
+    """Converter of ``n_samples``: an int (rows), or a float (their total weight)."""
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        value = value[()]
+    if isinstance(value, (bool, np.bool_)) or not isinstance(
+        value, (int, float, np.integer, np.floating)
+    ):
+        raise TypeError(f"n_samples must be a number, got {type(value).__name__}")
+    return float(value) if isinstance(value, (float, np.floating)) else int(value)
+
+
+def _tuning_index(values: Any) -> NDArray[np.int64]:
+    arr = np.asarray(values)
+    if arr.dtype.kind not in "iu" or arr.ndim != 1:
+        raise TypeError(
+            f"class_index must be a 1-D array of column numbers, got {arr.dtype} {arr.shape}"
+        )
+    return frozen_array(arr, np.int64)
+
+
+def _tuning_count(values: Any) -> NDArray[Any]:
+    """Converter of the per-column counts: int64, or float64 when they are sums of weights."""
+    arr = np.asarray(values)
+    if arr.dtype.kind not in "iuf":
+        raise TypeError(f"tuning counts must be numbers, got dtype {arr.dtype}")
+    return frozen_array(arr, np.float64 if arr.dtype.kind == "f" else np.int64)
+
+
+@read_only_copies
+@attrs.frozen(eq=False)
+class TuningCounts:
+    """What a result's thresholds predict on the rows they were tuned on, column by column.
+
+    The threshold methods that search class points (:func:`~fmacro.optimize.tune`,
+    :func:`~fmacro.optimize.fixed_point`, :func:`~fmacro.optimize.exact`,
+    :func:`~fmacro.optimize.per_class`, :func:`~fmacro.optimize.global_threshold`, ...)
+    attach these to their result (:attr:`ThresholdResult.tuning`): for each kept class the
+    chosen cut's counts, for every other column what its threshold predicts on the same
+    rows. Counts are integers, or sums of sample weights (floats, with ``n_samples`` the
+    total weight) for points built with ``sample_weight``.
+
+    Attributes
+    ----------
+    thresholds : ndarray of float64, shape (n_columns,)
+        The thresholds counted. A result keeps its counts only while its thresholds are
+        these (``attrs.evolve(result, thresholds=new)`` has ``tuning=None``).
+    n_samples : int or float
+        Number of tuning rows N (their total weight when weighted).
+    class_index : ndarray of int64, shape (n_kept,)
+        The kept columns (those averaged in the result's P and R), increasing: one per cut.
+    support, tp, predicted : ndarray, shape (n_columns,)
+        Per column: the positives among the tuning rows, the true positives of
+        ``score >= threshold`` and the predicted objects (``tp + fp``); int64, or float64
+        when weighted. A column that is not kept has no positives.
+    """
+
+    thresholds: NDArray[np.float64] = attrs.field(converter=_tuning_thresholds)
+    n_samples: int | float = attrs.field(converter=_tuning_size)
+    class_index: NDArray[np.int64] = attrs.field(converter=_tuning_index)
+    support: NDArray[Any] = attrs.field(converter=_tuning_count)
+    tp: NDArray[Any] = attrs.field(converter=_tuning_count)
+    predicted: NDArray[Any] = attrs.field(converter=_tuning_count)
+
+    def __attrs_post_init__(self) -> None:
+        n = self.thresholds.shape[0]
+        weighted = isinstance(self.n_samples, float)
+        for name in ("support", "tp", "predicted"):
+            values = getattr(self, name)
+            if values.shape != (n,):
+                raise ValueError(
+                    f"{name} must have one entry per column, shape ({n},), got {values.shape}"
+                )
+            if (values.dtype == np.float64) != weighted:
+                raise ValueError(
+                    "tuning counts must be all integers (n_samples an int) or all sums of "
+                    f"weights (n_samples a float); n_samples is {self.n_samples!r} and {name} "
+                    f"has dtype {values.dtype}"
+                )
+            bad = ~(np.isfinite(values) & (values >= 0)) if weighted else values < 0
+            if bad.any():
+                j = int(np.flatnonzero(bad)[0])
+                raise ValueError(
+                    f"{name} must be non-negative counts, got {values[j].item()!r} in column {j}"
+                )
+        size = self.n_samples
+        if not (math.isfinite(size) and size >= 0):
+            raise ValueError(f"n_samples must be a finite number >= 0, got {size!r}")
+        kept = self.class_index
+        if not 1 <= kept.size <= n or kept[0] < 0 or kept[-1] >= n or (np.diff(kept) <= 0).any():
+            raise ValueError(
+                f"class_index must hold 1 to {n} increasing column numbers in [0, {n}), "
+                f"got {kept.tolist()[:5]}{' ...' if kept.size > 5 else ''}"
+            )
+        left_out = np.ones(n, dtype=bool)
+        left_out[kept] = False
+        self._refuse(left_out & (self.support != 0), "a column that is not kept has positives")
+        # sums of weights may differ from n_samples (summed in another order) by rounding
+        slack = _ROUNDING * max(1.0, float(size)) if weighted else 0
+        tp, support, predicted = self.tp, self.support, self.predicted
+        self._refuse(tp > support + slack, "tp exceeds the positives (support)")
+        self._refuse(tp > predicted + slack, "tp exceeds the predicted objects")
+        self._refuse(support > size + slack, "the positives (support) exceed n_samples")
+        self._refuse(predicted > size + slack, "the predicted objects exceed n_samples")
+        t = self.thresholds
+        self._refuse(np.isposinf(t) & (predicted != 0), "a +inf threshold predicts objects")
+        self._refuse(
+            np.isneginf(t) & (np.abs(predicted - size) > slack),
+            "a -inf threshold predicts fewer objects than n_samples",
+        )
+
+    def _refuse(self, bad: NDArray[np.bool_], what: str) -> None:
+        if bad.any():
+            j = int(np.flatnonzero(bad)[0])
+            raise ValueError(
+                f"tuning counts: {what} in column {j} (threshold {self.thresholds[j].item()!r}, "
+                f"support {self.support[j].item()!r}, tp {self.tp[j].item()!r}, predicted "
+                f"{self.predicted[j].item()!r}, n_samples {self.n_samples!r})"
+            )
+
+    @classmethod
+    def from_points(
+        cls,
+        points: ClassPoints,
+        cuts: ArrayLike,
+        thresholds: ArrayLike | None = None,
+        *,
+        unseen_predicted: ArrayLike | None = None,
+    ) -> TuningCounts:
+        """The counts of local ``cuts`` of ``points`` (one per kept class).
+
+        ``thresholds`` (per column; default: those of the cuts, ``+inf`` off the kept
+        columns) are what the counts describe; a column that is not kept predicts nothing
+        at ``+inf`` and every object at ``-inf``. ``unseen_predicted`` gives what the
+        other columns that are not kept predict on the same rows (one entry per such
+        column, in column order; needed when one of their thresholds is finite).
+        """
+        local = check_cuts(points, cuts)
+        thr = points.thresholds_at(local) if thresholds is None else np.asarray(thresholds)
+        at = points.indptr[:-1] + local
+        n_cols = points.n_columns
+        kept = np.asarray(points.class_index, dtype=np.int64)
+        dtype = np.float64 if points.weighted else np.int64
+        tp = np.zeros(n_cols, dtype=dtype)
+        support = np.zeros(n_cols, dtype=dtype)
+        predicted = np.zeros(n_cols, dtype=dtype)
+        tp[kept] = points.tp[at]
+        predicted[kept] = points.tp[at] + points.fp[at]
+        support[kept] = points.support
+        left_out = np.ones(n_cols, dtype=bool)
+        left_out[kept] = False
+        others = np.flatnonzero(left_out)
+        if unseen_predicted is not None:
+            predicted[others] = np.asarray(unseen_predicted)
+        else:
+            finite = np.isfinite(np.asarray(thr, dtype=np.float64)[others])
+            if finite.any():
+                raise ValueError(
+                    f"column {int(others[finite][0])} is not kept but has a finite threshold: "
+                    "give what it predicts (unseen_predicted)"
+                )
+            predicted[others[np.isneginf(np.asarray(thr, dtype=np.float64)[others])]] = (
+                points.n_samples
+            )
+        return cls(thr, points.n_samples, kept, support, tp, predicted)
+
+    @property
+    def weighted(self) -> bool:
+        """Whether the counts are sums of sample weights (floats)."""
+        return isinstance(self.n_samples, float)
+
+    @property
+    def fp(self) -> NDArray[Any]:
+        """False positives per column: ``predicted - tp``."""
+        out: NDArray[Any] = self.predicted - self.tp
+        return out
+
+    @property
+    def predicted_rate(self) -> NDArray[np.float64]:
+        """Share of the tuning rows each column predicts: ``predicted / n_samples``."""
+        if not self.n_samples:
+            return np.full(self.predicted.shape, np.nan)
+        return np.asarray(self.predicted / self.n_samples, dtype=np.float64)
+
+    @property
+    def labels_per_object(self) -> float:
+        """Mean number of labels the thresholds predict per tuning row (NaN for no rows)."""
+        return float(self.predicted.sum() / self.n_samples) if self.n_samples else math.nan
+
+    @property
+    def true_labels_per_object(self) -> float:
+        """Mean number of true labels per tuning row (NaN for no rows)."""
+        return float(self.support.sum() / self.n_samples) if self.n_samples else math.nan
 
 
 @attrs.frozen(eq=False)
@@ -415,6 +761,19 @@ class ThresholdResult:
         (:meth:`with_classes` sets them otherwise). When known, :meth:`apply` and
         :func:`~fmacro.optimize.evaluate_thresholds` check a DataFrame's columns against
         them, and :meth:`save` keeps them.
+    tuning : TuningCounts or None
+        What the thresholds predict on the tuning rows, per column (support, tp,
+        predicted; :meth:`to_pandas` tables them). The methods that search class points
+        attach them (``tune``, ``fixed_point``, ``exact``, ``domain``, ``per_class``,
+        ``cyclic``, ``proportional``, ``global_threshold``, ...); ``None`` (unknown) for
+        results built otherwise: ``top_k``, :mod:`fmacro.optimize.sklearn`'s, ``etu``
+        (no labels), ``fmacro.dask``'s ``tune`` when a class without tuning positives has
+        a finite threshold, files saved without them, and any result whose thresholds
+        are no longer the counted ones (``attrs.evolve(result, thresholds=new)``).
+    labels_per_object, true_labels_per_object : float
+        Mean number of labels per tuning row that the thresholds predict (every column,
+        classes without tuning positives included), and the true mean; NaN when
+        :attr:`tuning` is unknown.
     """
 
     thresholds: NDArray[np.float64] = attrs.field(converter=_threshold_values)
@@ -433,6 +792,7 @@ class ThresholdResult:
     _rule: PerClassThresholds | TopK | None = attrs.field(default=None, alias="rule", repr=False)
     rule: PerClassThresholds | TopK = attrs.field(init=False)
     classes: tuple[ClassName, ...] | None = attrs.field(default=None, converter=check_class_names)
+    tuning: TuningCounts | None = attrs.field(default=None)
 
     def __attrs_post_init__(self) -> None:
         n = self._check_thresholds_and_rule()
@@ -443,6 +803,38 @@ class ThresholdResult:
                 f"classes must name each of the {n} threshold columns, "
                 f"got {len(self.classes)} names"
             )
+        self._check_tuning()
+
+    def _check_tuning(self) -> None:
+        counts = self.tuning
+        if counts is None:
+            return
+        if not isinstance(counts, TuningCounts):
+            raise TypeError(f"tuning must be a TuningCounts or None, got {type(counts).__name__}")
+        if not np.array_equal(counts.thresholds, self.thresholds, equal_nan=True):
+            # counts of other thresholds (attrs.evolve(result, thresholds=new)): unknown now
+            object.__setattr__(self, "tuning", None)
+            return
+        if counts.class_index.shape[0] != self.cuts.shape[0]:
+            raise ValueError(
+                f"tuning counts keep {counts.class_index.shape[0]} columns, but cuts has "
+                f"{self.cuts.shape[0]} entries (one per kept class)"
+            )
+
+    @property
+    def labels_per_object(self) -> float:
+        """Mean number of labels per tuning row that the thresholds predict (NaN: unknown).
+
+        ``sum(tuning.predicted) / tuning.n_samples``: every column counts, a class without
+        tuning positives too when its threshold predicts (``+inf`` predicts nothing).
+        Weighted points give the weighted mean.
+        """
+        return math.nan if self.tuning is None else self.tuning.labels_per_object
+
+    @property
+    def true_labels_per_object(self) -> float:
+        """Mean number of true labels per tuning row (NaN: unknown)."""
+        return math.nan if self.tuning is None else self.tuning.true_labels_per_object
 
     def _check_thresholds_and_rule(self) -> int:
         """Check ``thresholds`` against the rule; set ``rule``; return the number of columns."""
@@ -525,6 +917,25 @@ class ThresholdResult:
         ``.npy`` holds only the per-class thresholds (positive iff ``score >= threshold``);
         a ``top_k`` result has none and needs ``.json``. The file is written under exactly
         the given name (numpy would turn ``thr.NPY`` into ``thr.NPY.npy``).
+
+        Examples
+        --------
+        >>> import pathlib, tempfile
+        >>> import numpy as np
+        >>> from fmacro.optimize import fixed_point
+        >>> scores = np.array(
+        ...     [[0.6, 0.9], [0.5, 0.7], [0.4, 0.6], [0.3, 0.4], [0.2, 0.3], [0.1, 0.2]]
+        ... )
+        >>> labels = np.array([[1, 1], [1, 0], [0, 1], [1, 0], [0, 0], [1, 1]])
+        >>> res = fixed_point(scores, labels)
+        >>> folder = pathlib.Path(tempfile.mkdtemp())
+        >>> res.save(folder / "thresholds.json")
+        >>> back = ThresholdResult.load(folder / "thresholds.json")
+        >>> back.to_dict() == res.to_dict()  # every field
+        True
+        >>> res.save(folder / "thresholds.npy")  # the thresholds only
+        >>> np.load(folder / "thresholds.npy").tolist()
+        [0.5, 0.2]
         """
         target = Path(path)
         suffix = target.suffix.lower()
@@ -547,6 +958,18 @@ class ThresholdResult:
         ValueError
             An unreadable file, or a record that breaks the schema (the message names the
             file and the field).
+
+        Examples
+        --------
+        A saved result reads back with :meth:`save` (see there); other JSON is refused:
+
+        >>> import pathlib, tempfile
+        >>> path = pathlib.Path(tempfile.mkdtemp()) / "other.json"
+        >>> _ = path.write_text('{"thresholds": [0.5]}')
+        >>> ThresholdResult.load(path)
+        Traceback (most recent call last):
+        ...
+        ValueError: ...other.json: not an fmacro thresholds record (expected format ...)
         """
         source = Path(path)
         try:
@@ -565,38 +988,88 @@ class ThresholdResult:
     def to_pandas(self, points: ClassPoints | None = None) -> Any:
         """A DataFrame with one row per class column (needs pandas).
 
-        Columns ``threshold`` and ``kept`` (whether the class was averaged); given the
-        :class:`ClassPoints` the result was computed on, also ``predicted`` (the cut's size:
-        objects with ``score >= threshold``), ``tp``, ``precision`` and ``recall``. Rows are
-        named by :attr:`classes` when known.
-        """
-        import pandas as pd
+        Rows are named by :attr:`classes` when known, else numbered by position. Columns:
 
+        ``threshold``
+            Predict ``score >= threshold`` (NaN for a ``top_k`` result).
+        ``cut``, ``kept``
+            The chosen cut's number among all cuts of the class's ranking (:attr:`cuts`;
+            NA for a column that is not kept) and whether the class is averaged in P and R.
+        ``precision``, ``recall``, ``f``
+            The class's precision, recall and F_beta on the tuning rows (0/0 gives
+            ``zero_division``; NaN when undefined or unknown).
+        ``support``, ``tp``, ``fp``, ``predicted``, ``predicted_rate``
+            Positives, true and false positives and predicted objects (``tp + fp``) on the
+            tuning rows (nullable integers; nullable floats when the counts are sums of
+            weights), and ``predicted / n_samples``.
+
+        They come from :attr:`tuning`. A result without it (``top_k``, sklearn's, a file
+        saved without it: see :attr:`tuning`) has NA there, and ``kept`` is NA unless
+        every class is kept. Given the :class:`ClassPoints` the result was computed on,
+        the kept classes' values are read from them instead; a column that is not kept
+        and has a finite threshold then needs :attr:`tuning` (else NA).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from fmacro.optimize import class_points, fixed_point
+        >>> scores = np.array(
+        ...     [[0.6, 0.9], [0.5, 0.7], [0.4, 0.6], [0.3, 0.4], [0.2, 0.3], [0.1, 0.2]]
+        ... )
+        >>> labels = np.array([[1, 1], [1, 0], [0, 1], [1, 0], [0, 0], [1, 1]])
+        >>> table = fixed_point(scores, labels).to_pandas()
+        >>> table[["threshold", "cut", "precision", "recall", "support", "predicted"]]
+           threshold  cut  precision  recall  support  predicted
+        0        0.5    2        1.0     0.5        4          2
+        1        0.2    6        0.5     1.0        3          6
+        """
         n_cols = self.thresholds.shape[0]
-        index = list(self.classes) if self.classes is not None else list(range(n_cols))
-        frame = pd.DataFrame({"threshold": np.asarray(self.thresholds)}, index=index)
-        if isinstance(self.rule, TopK):
-            frame["threshold"] = np.nan
-        if points is None:
-            return frame
-        if points.n_columns != n_cols or points.n_classes != self.cuts.shape[0]:
-            raise ValueError(
-                f"points ({points.n_columns} columns, {points.n_classes} kept) do not match "
-                f"this result ({n_cols} columns, {self.cuts.shape[0]} cuts)"
+        thr = np.asarray(self.thresholds)
+        unknown = np.full(n_cols, np.nan)
+        support, tp, predicted = unknown, unknown, unknown
+        n_samples, weighted = math.nan, False
+        kept: NDArray[np.int64] | None = None
+        counts = self.tuning
+        if counts is not None:
+            kept = counts.class_index
+            support, tp, predicted = (
+                np.asarray(a, dtype=np.float64)
+                for a in (counts.support, counts.tp, counts.predicted)
             )
-        kept = np.zeros(n_cols, dtype=bool)
-        kept[points.class_index] = True
-        frame["kept"] = kept
-        at = points.indptr[:-1] + points.local_cuts(self.cuts)
-        for name, values in (("predicted", points.tp[at] + points.fp[at]), ("tp", points.tp[at])):
-            counts = pd.array([pd.NA] * n_cols, dtype="Int64")
-            counts[points.class_index] = values
-            frame[name] = counts
-        for name, ratios in (("precision", points.precision[at]), ("recall", points.recall[at])):
-            column = np.full(n_cols, np.nan)
-            column[points.class_index] = ratios
-            frame[name] = column
-        return frame
+            n_samples, weighted = float(counts.n_samples), counts.weighted
+        if points is not None:
+            if points.n_columns != n_cols or points.n_classes != self.cuts.shape[0]:
+                raise ValueError(
+                    f"points ({points.n_columns} columns, {points.n_classes} kept) do not "
+                    f"match this result ({n_cols} columns, {self.cuts.shape[0]} cuts)"
+                )
+            at = points.indptr[:-1] + points.local_cuts(self.cuts)
+            kept = np.asarray(points.class_index, dtype=np.int64)
+            n_samples, weighted = float(points.n_samples), points.weighted
+            # a column that is not kept has no positives; what it predicts shows in its
+            # threshold at +-inf, else only in the counts the result carries
+            others = np.where(np.isposinf(thr), 0.0, np.where(np.isneginf(thr), n_samples, np.nan))
+            if counts is not None:
+                others = np.asarray(counts.predicted, dtype=np.float64)
+            support, tp, predicted = np.zeros(n_cols), np.zeros(n_cols), others.copy()
+            support[kept] = points.support
+            tp[kept] = points.tp[at]
+            predicted[kept] = points.tp[at] + points.fp[at]
+        elif kept is None and self.cuts.shape[0] == n_cols:
+            kept = np.arange(n_cols, dtype=np.int64)
+        return _class_frame(
+            list(self.classes) if self.classes is not None else None,
+            threshold=thr,
+            cut=None if kept is None or isinstance(self.rule, TopK) else (kept, self.cuts),
+            kept=kept,
+            support=support,
+            tp=tp,
+            predicted=predicted,
+            n_samples=n_samples,
+            weighted=weighted,
+            beta=self.beta,
+            zero_division=self.zero_division,
+        )
 
     def with_classes(self, classes: Any) -> ThresholdResult:
         """The same result with column names (one per threshold), kept when saved.
@@ -655,6 +1128,19 @@ class ThresholdResult:
         ``diagnostics``
             A JSON object of method-specific extras, nested at most 32 levels; lists of
             numbers are read back as numpy arrays. Optional (absent = ``{}``).
+        ``tuning``
+            What the thresholds predict on the tuning rows (:class:`TuningCounts`): an
+            object with exactly the keys ``n_samples`` (the number of tuning rows, or
+            their total weight), ``weighted`` (``true`` when the counts are sums of sample
+            weights), ``class_index`` (the kept columns: one increasing column number
+            per cut), and ``support``, ``tp`` and ``predicted``: one count per threshold
+            column (positives, true positives, predicted objects). Counts are integers
+            ``>= 0`` (integral numbers such as ``3.0`` read as integers), or finite
+            numbers ``>= 0`` when weighted. They must fit: ``tp`` at most ``support`` and
+            ``predicted``, these at most ``n_samples`` (within ``1e-9 * n_samples`` when
+            weighted), no positives off the kept columns, nothing predicted at an
+            ``"inf"`` threshold and ``n_samples`` at ``"-inf"``. Optional, written only
+            when known (absent = unknown: :attr:`ThresholdResult.tuning` is ``None``).
 
         No other fields are allowed. Version-1 files written by earlier fmacro releases,
         whose class names are all strings, read unchanged.
@@ -664,7 +1150,7 @@ class ThresholdResult:
             if isinstance(self.rule, TopK)
             else {"kind": "per_class_thresholds"}
         )
-        return {
+        record: dict[str, Any] = {
             "format": _FORMAT,
             "version": _VERSION,
             "method": self.method,
@@ -681,6 +1167,9 @@ class ThresholdResult:
             "gap": _json_float(self.gap),
             "diagnostics": _json_value(thaw_mapping(self.diagnostics)),
         }
+        if self.tuning is not None:
+            record["tuning"] = _tuning_to_json(self.tuning)
+        return record
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> ThresholdResult:
@@ -724,8 +1213,9 @@ class ThresholdResult:
             k: _number_field(data[k], k, ("inf", "-inf", "nan"), "a number or 'inf', '-inf', 'nan'")
             for k in _SCORE_FIELDS
         }
+        thresholds = _thresholds_from_json(data["thresholds"], rule is not None)
         fields: dict[str, Any] = {
-            "thresholds": _thresholds_from_json(data["thresholds"], rule is not None),
+            "thresholds": thresholds,
             "cuts": _cuts_from_json(data["cuts"]),
             "method": method,
             "beta": _number_field(data["beta"], "beta", (), "a finite number > 0"),
@@ -736,9 +1226,17 @@ class ThresholdResult:
             **scores,
         }
         try:
-            return cls(**fields)
+            result = cls(**fields)
         except (TypeError, ValueError) as exc:
             raise ValueError(f"thresholds record breaks the schema: {exc}") from None
+        # checked once the fields it must fit are known good
+        counts = _tuning_from_json(data.get("tuning"), thresholds)
+        if counts is None:
+            return result
+        try:
+            return attrs.evolve(result, tuning=counts)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"thresholds record field 'tuning': {exc}") from None
 
     @classmethod
     def from_cuts(
@@ -751,10 +1249,11 @@ class ThresholdResult:
         upper_bound: float = math.nan,
         diagnostics: Mapping[str, Any] | None = None,
     ) -> ThresholdResult:
-        """Build a result from local cuts: thresholds, P, R and F are derived.
+        """Build a result from local cuts: thresholds, P, R, F and :attr:`tuning` are derived.
 
         The result's ``cuts`` are the cuts' numbers among all cuts of each class
-        (:meth:`ClassPoints.full_cuts`), whatever points the search ran on.
+        (:meth:`ClassPoints.full_cuts`), whatever points the search ran on; its
+        :attr:`tuning` counts are those of the cuts (:meth:`TuningCounts.from_points`).
         """
         # Each input is checked once here; the helpers below take checked values.
         cuts_arr = check_cuts(points, cuts)
@@ -762,8 +1261,9 @@ class ThresholdResult:
         p, r = _macro_pr_at(points, cuts_arr)
         f = float(f_beta_from_pr(p, r, b))
         ub = float(upper_bound)
+        thresholds = points.thresholds_at(cuts_arr)
         return cls(
-            thresholds=points.thresholds_at(cuts_arr),
+            thresholds=thresholds,
             cuts=points.full_cuts(cuts_arr),
             precision=p,
             recall=r,
@@ -774,6 +1274,7 @@ class ThresholdResult:
             beta=b,
             zero_division=points.zero_division,
             diagnostics=diagnostics if diagnostics is not None else {},
+            tuning=TuningCounts.from_points(points, cuts_arr, thresholds),
         )
 
     def __reduce__(self) -> tuple[Any, ...]:
@@ -783,16 +1284,48 @@ class ThresholdResult:
         fields["diagnostics"] = thaw_mapping(self.diagnostics)
         return (_rebuild_result, (fields,))
 
-    def apply(self, scores: Any) -> NDArray[np.bool_]:
-        """Predictions for new scores by this result's :attr:`rule`: dense bool ``(N, n_columns)``.
+    @overload
+    def apply(self, scores: NDArray[Any]) -> NDArray[np.bool_]: ...
+    @overload
+    def apply(self, scores: Any) -> Any: ...
+    def apply(self, scores: Any) -> Any:
+        """Predictions for new scores by this result's :attr:`rule`, shape ``(N, n_columns)``.
 
-        ``scores`` is dense or scipy sparse; a missing sparse entry is below every
-        threshold except ``-inf`` (so it is predicted only by an all-objects cut).
-        A ``top_k`` (RCut) result is a per-object rule: it predicts each object's ``k``
-        highest-scored classes. A pandas DataFrame of scores must have this result's
+        ``scores`` is dense, scipy sparse or a pandas DataFrame; a missing sparse entry is
+        below every threshold except ``-inf`` (so it is predicted only by an all-objects
+        cut). A ``top_k`` (RCut) result is a per-object rule: it predicts each object's
+        ``k`` highest-scored classes. A pandas DataFrame of scores must have this result's
         :attr:`classes` as its columns, in order, when the result has class names (the
         threshold methods take them from DataFrame inputs); else columns are taken by
         position.
+
+        Returns a dense bool array for an array or a sparse matrix, and for a DataFrame a
+        DataFrame of bool columns with the scores' index and columns.
+
+        Examples
+        --------
+        The thresholds 0.5 and 0.2 that :func:`~fmacro.optimize.fixed_point` finds on six
+        rows, applied to two new ones:
+
+        >>> import numpy as np
+        >>> from fmacro.optimize import fixed_point
+        >>> scores = np.array(
+        ...     [[0.6, 0.9], [0.5, 0.7], [0.4, 0.6], [0.3, 0.4], [0.2, 0.3], [0.1, 0.2]]
+        ... )
+        >>> labels = np.array([[1, 1], [1, 0], [0, 1], [1, 0], [0, 0], [1, 1]])
+        >>> res = fixed_point(scores, labels)
+        >>> res.thresholds.tolist()
+        [0.5, 0.2]
+        >>> res.apply(np.array([[0.55, 0.1], [0.5, 0.2]])).tolist()  # score >= threshold
+        [[True, False], [True, True]]
+
+        A DataFrame gives a DataFrame, with the same index and columns:
+
+        >>> import pandas as pd
+        >>> res.apply(pd.DataFrame([[0.55, 0.1], [0.5, 0.2]], index=["x", "y"], columns=["a", "b"]))
+              a      b
+        x  True  False
+        y  True   True
         """
         check_frame_columns(scores, self.classes, "scores")
         return self.rule.apply(scores)

@@ -16,7 +16,8 @@ import attrs
 import numpy as np
 from numpy.typing import NDArray
 
-from fmacro.optimize._inputs import as_binary_labels, label_rows, matching_shapes
+from fmacro.optimize._inputs import as_binary_labels, label_rows, matching_shapes, scores_checked
+from fmacro.optimize._weighted import weighted_class_sizes, weighted_predicted_counts
 from fmacro.optimize.evaluation import predicted_counts, row_threshold_counts
 from fmacro.optimize.search._blocks import check_dense_scores, run_beside
 from fmacro.optimize.search._fbeta import argv
@@ -55,6 +56,7 @@ def cv_scores(
     unseen: str,
     calibrated: bool,
     inputs: WalkInputs | None = None,
+    weights: NDArray[np.float64] | None = None,
 ) -> NDArray[np.float64]:
     """Mean held-out plain F-macro of each grid value over ``repeats`` x 2 folds.
 
@@ -64,11 +66,20 @@ def cv_scores(
     half's rows gives its hull cuts for the whole grid (dense scores read in place, a
     sparse matrix's rows sliced); otherwise the halves are copied and their every cut
     built.
+
+    With checked ``weights`` (never with ``inputs``) the halves are still row splits; each
+    half carries its rows' weights: fitted on its weighted points, scored by weighted
+    counts, its default batch size the held-out half's total weight. A half whose rows
+    all weigh 0 is skipped like a half without positives.
     """
     n_obj = matching_shapes(scores, labels)[0]
     if n_obj < 4:
         raise ValueError(f"prior='cv' needs at least 4 tuning rows, got {n_obj}")
-    data: _Halves = _Copied(scores, labels) if inputs is None else _Walked(inputs, scores, labels)
+    if weights is not None and inputs is not None:
+        raise AssertionError("weighted halves are copied: the walk counts unweighted rows")
+    data: _Halves = (
+        _Copied(scores, labels, weights) if inputs is None else _Walked(inputs, scores, labels)
+    )
     fit = _Fit(grid, zd, pi, b, method, unseen, calibrated)
     rng = np.random.default_rng(seed)
     total = np.zeros(len(grid))
@@ -81,7 +92,7 @@ def cv_scores(
             scorer = data.held_out(ev_rows, fit)
             if scorer is not None:  # the held-out half has a positive to score
                 fit_rows.append(rows)
-                sizes.append(float(ev_rows.size) if n_eval is None else float(n_eval))
+                sizes.append(_batch_size(ev_rows, n_eval, weights))
                 scorers.append(scorer)
         found = data.fits(fit_rows, sizes, fit)
         for scorer, thresholds in zip(scorers, found, strict=True):
@@ -97,6 +108,16 @@ def cv_scores(
     out = total / used
     out.flags.writeable = False
     return out
+
+
+def _batch_size(
+    rows: NDArray[np.int64], n_eval: float | None, weights: NDArray[np.float64] | None
+) -> float:
+    """The inner fits' ``n_eval``: the given one, else the held-out half's size (its
+    total weight when weighted)."""
+    if n_eval is not None:
+        return float(n_eval)
+    return float(rows.size) if weights is None else float(weights[rows].sum())
 
 
 _Score = Callable[[NDArray[np.float64]], NDArray[np.float64]]
@@ -236,11 +257,18 @@ class _Walked:
 
 
 class _Copied:
-    """Every other case: each half copied (CSR rows of sparse input) and built whole."""
+    """Every other case: each half copied (CSR rows of sparse input) and built whole;
+    with ``weights``, each half with its rows' weights."""
 
-    def __init__(self, scores: Any, labels: Any) -> None:
+    def __init__(
+        self, scores: Any, labels: Any, weights: NDArray[np.float64] | None = None
+    ) -> None:
         self.scores = scores
         self.labels = labels
+        self.weights = weights
+
+    def _weights(self, rows: NDArray[np.int64]) -> NDArray[np.float64] | None:
+        return None if self.weights is None else self.weights[rows]
 
     def fits(
         self, rows: list[NDArray[np.int64]], sizes: list[float], fit: _Fit
@@ -249,17 +277,30 @@ class _Copied:
             _no_positive_none(self._thresholds, r, n, fit) for r, n in zip(rows, sizes, strict=True)
         ]
 
-    def _thresholds(self, rows: NDArray[np.int64], n: float, fit: _Fit) -> NDArray[np.float64]:
+    def _thresholds(
+        self, rows: NDArray[np.int64], n: float, fit: _Fit
+    ) -> NDArray[np.float64] | None:
         """The half's every-cut problem, built once and searched at each grid value (no
-        exact steps)."""
+        exact steps); None for a half whose rows all weigh 0 (nothing to learn)."""
+        w = self._weights(rows)
+        if w is not None and not w.any():
+            return None
         s, y = _rows(self.scores, rows), _rows(self.labels, rows)
-        raw = class_points(s, y, zero_division=fit.zd)
-        prob = problem_from_points(raw, s, fit.pi, n, fit.b, fit.method, fit.unseen, fit.calibrated)
+        raw = class_points(s, y, zero_division=fit.zd, sample_weight=w)
+        prob = problem_from_points(
+            raw, s, fit.pi, n, fit.b, fit.method, fit.unseen, fit.calibrated, w
+        )
         prob = attrs.evolve(prob, exact=False)
         return np.stack([fit_thresholds(prob, a) for a in fit.grid])
 
     def held_out(self, rows: NDArray[np.int64], fit: _Fit) -> _Score | None:
-        return _rows_scorer(_rows(self.scores, rows), _rows(self.labels, rows), fit)
+        s, y = _rows(self.scores, rows), _rows(self.labels, rows)
+        w = self._weights(rows)
+        if w is None:
+            return _rows_scorer(s, y, fit)
+        if not w.any():
+            return None
+        return _weighted_rows_scorer(s, y, w, fit)
 
 
 def _no_positive_none(step: Callable[..., _R], *args: Any) -> _R | None:
@@ -300,6 +341,26 @@ def _rows_scorer(s: Any, y: Any, fit: _Fit) -> _Score | None:
     return _macro_scorer(count, sizes, fit.zd, fit.b)
 
 
+def _weighted_rows_scorer(s: Any, y: Any, w: NDArray[np.float64], fit: _Fit) -> _Score | None:
+    """The scorer of a held-out half given as its own rows and their weights: weighted
+    counts (:func:`evaluate_thresholds` with ``sample_weight``) of each threshold row."""
+    checked = scores_checked(s)
+    by_row = label_rows(y)
+    n_cols = y.shape[1]
+    sizes = weighted_class_sizes(by_row, w, n_cols)
+
+    def count(
+        thr: NDArray[np.float64], cols: NDArray[np.int64]
+    ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        full = np.full((thr.shape[0], n_cols), np.inf)
+        full[:, cols] = thr
+        pairs = [weighted_predicted_counts(checked, by_row, t, w) for t in full]
+        tp, fp = np.stack([p[0] for p in pairs]), np.stack([p[1] for p in pairs])
+        return tp[:, cols], fp[:, cols]
+
+    return _macro_scorer(count, sizes, fit.zd, fit.b)
+
+
 def _by_rows(x: Any) -> Any:
     """``x`` ready for row slicing: CSR when sparse, else as it is."""
     return x.tocsr() if is_sparse(x) else x
@@ -317,9 +378,8 @@ def _rows(x: Any, rows: NDArray[np.int64]) -> Any:
 
 
 def _macro_scorer(
-    count: Callable[
-        [NDArray[np.float64], NDArray[np.int64]], tuple[NDArray[np.int64], NDArray[np.int64]]
-    ],
+    # (tp, fp) of threshold rows in some columns: int64 counts, or float64 weight sums
+    count: Callable[[NDArray[np.float64], NDArray[np.int64]], tuple[NDArray[Any], NDArray[Any]]],
     sizes: NDArray[Any],
     zd: float,
     b: float,

@@ -23,7 +23,7 @@ from fmacro.optimize.search.exact import exact
 from fmacro.optimize.search.fixed_point import fixed_point
 from fmacro.optimize.search.linearization import linearized_cuts
 from fmacro.optimize.search.points import ClassPoints, class_points
-from fmacro.optimize.search.result import ThresholdResult
+from fmacro.optimize.search.result import ThresholdResult, TuningCounts
 from fmacro.optimize.tuning._hull_points import (
     SecondChains,
     WalkInputs,
@@ -31,7 +31,7 @@ from fmacro.optimize.tuning._hull_points import (
     unseen_thresholds,
 )
 from fmacro.optimize.tuning.etu import model_centres
-from fmacro.optimize.tuning.smoothing import SmoothedPoints, smooth_points
+from fmacro.optimize.tuning.smoothing import SmoothedPoints, smoothed_at
 from fmacro.validation.checks import is_sparse
 from fmacro.validation.measures import macro_from_counts
 
@@ -88,6 +88,8 @@ class Problem:
     # the screened points (smoothed_screened_points over the fast path's input; in
     # fmacro.dask, the same on the workers)
     screen: Callable[[SmoothedPoints, ThresholdResult], SmoothedPoints] | None = None
+    # the checked sample weights ``raw`` was built with (the rows ``unseen`` reads), or None
+    weights: NDArray[np.float64] | None = None
 
 
 def read_columns(x: Any, cols: NDArray[np.int64]) -> Any:
@@ -107,10 +109,12 @@ def build_problem(
     method: str,
     unseen: str,
     calibrated: bool = False,
+    weights: NDArray[np.float64] | None = None,
 ) -> Problem:
-    """The problem of every cut of ``scores``/``labels`` (every path but the fast one)."""
-    raw = class_points(scores, labels, zero_division=zd)
-    return problem_from_points(raw, scores, pi, n, b, method, unseen, calibrated)
+    """The problem of every cut of ``scores``/``labels`` (every path but the fast one),
+    weighted by the checked ``weights`` when given."""
+    raw = class_points(scores, labels, zero_division=zd, sample_weight=weights)
+    return problem_from_points(raw, scores, pi, n, b, method, unseen, calibrated, weights)
 
 
 def missing_columns(points: ClassPoints) -> NDArray[np.int64]:
@@ -129,13 +133,17 @@ def problem_from_points(
     method: str,
     unseen: str,
     calibrated: bool = False,
+    weights: NDArray[np.float64] | None = None,
 ) -> Problem:
     """The problem of ``raw`` points: with the scores of the columns they left out (the
-    rule for classes without tuning positives) and, when calibrated, the model centres."""
+    rule for classes without tuning positives) and, when calibrated, the model centres;
+    ``weights``: the checked sample weights ``raw`` was built with (both then weighted)."""
     missing = missing_columns(raw)
     sub = partial(read_columns, scores, missing) if unseen == "prior" and missing.size else None
-    centres = model_centres(raw, scores) if calibrated else None
-    return Problem(raw, sub, pi, n, b, method, calibrated, centres, unseen_columns=missing)
+    centres = model_centres(raw, scores, weights) if calibrated else None
+    return Problem(
+        raw, sub, pi, n, b, method, calibrated, centres, unseen_columns=missing, weights=weights
+    )
 
 
 def hull_problem(
@@ -205,12 +213,13 @@ def smoothed_search(
 
 
 def _smoothed(problem: Problem, a: float) -> SmoothedPoints:
-    """Every cut of ``problem`` smoothed at pseudo-count ``a``."""
-    return smooth_points(
+    """Every cut of ``problem`` smoothed at pseudo-count ``a`` (both checked by ``tune``;
+    a weighted default ``n_eval`` may be below 1)."""
+    return smoothed_at(
         problem.raw,
         a,
+        problem.n_eval,
         base_rates=problem.base_rates,
-        n_eval=problem.n_eval,
         centres=problem.centres,
     )
 
@@ -275,9 +284,11 @@ def fill_unseen_grid(
         raise AssertionError("the every-cut rule reads a copy of the unseen columns")
     unseen_scores = problem.unseen()
     empty = np.zeros(unseen_scores.shape, dtype=np.uint8)
-    # zero_division only sets p of the empty cut here; SmoothedPoints uses the real one
-    pts = class_points(unseen_scores, empty, empty_classes="include")
-    centres = model_centres(pts, unseen_scores) if problem.calibrated else None
+    # zero_division only sets p of the empty cut here; SmoothedPoints uses the real one.
+    # Weighted: j and N are sums of the weights, as for the classes searched
+    w = problem.weights
+    pts = class_points(unseen_scores, empty, empty_classes="include", sample_weight=w)
+    centres = model_centres(pts, unseen_scores, w) if problem.calibrated else None
     for g in todo:
         out[g, cols] = _unseen_every_cut(problem, pts, centres, priors[g], phis[g], pi)
 
@@ -342,6 +353,12 @@ def solve(problem: Problem, a: float, extra: dict[str, Any]) -> ThresholdResult:
     phi = float(argv(inner.precision, inner.recall, b * b))
     thresholds = raw.thresholds_for(cuts)
     n_unseen = fill_unseen_thresholds(problem, a, phi, thresholds)
+    others = unseen_predicted(problem, thresholds)
+    counts = (
+        None
+        if others is None
+        else TuningCounts.from_points(raw, cuts, thresholds, unseen_predicted=others)
+    )
     certified = problem.method in ("fixed_point", "exact", "domain")
     diag: dict[str, Any] = {
         "prior": a,
@@ -379,7 +396,61 @@ def solve(problem: Problem, a: float, extra: dict[str, Any]) -> ThresholdResult:
         beta=b,
         zero_division=raw.zero_division,
         diagnostics=diag,
+        tuning=counts,
     )
+
+
+def unseen_predicted(problem: Problem, thresholds: NDArray[np.float64]) -> NDArray[Any] | None:
+    """What each column without tuning positives predicts on the tuning rows (column
+    order; the sum of their weights when weighted): nothing at ``+inf``, every row at
+    ``-inf``, else counted on its scores; ``None`` when a finite threshold's scores are not
+    at hand (:class:`UnseenWalk`: on fmacro.dask's workers)."""
+    raw = problem.raw
+    cols = missing_columns(raw)
+    thr = thresholds[cols]
+    out = np.where(np.isneginf(thr), raw.n_samples, 0).astype(
+        np.float64 if raw.weighted else np.int64
+    )
+    finite = np.flatnonzero(np.isfinite(thr)).tolist()
+    if not finite:
+        return out
+    unseen, rows, weights = problem.unseen, problem.unseen_rows, problem.weights
+    if (
+        unseen is None
+        or isinstance(unseen, UnseenWalk)
+        or (rows is not None and weights is not None)
+    ):
+        return None
+
+    def total(hit_rows: NDArray[np.int64]) -> Any:
+        return hit_rows.size if weights is None else weights[hit_rows].sum()
+
+    if isinstance(unseen, WalkInputs):  # every column, walked in place
+        for k in finite:
+            j = int(cols[k])
+            if unseen.csc is not None:
+                indptr, indices, data = unseen.csc
+                part = slice(indptr[j], indptr[j + 1])
+                hit_rows = indices[part][data[part] >= thr[k]]
+                if rows is not None:
+                    hit_rows = hit_rows[np.isin(hit_rows, rows)]
+            else:
+                column = unseen.scores[:, j] if rows is None else unseen.scores[rows, j]
+                hit_rows = np.flatnonzero(column >= thr[k])
+            out[k] = total(hit_rows)
+        return out
+    if rows is not None:
+        return None
+    sub = unseen()  # a copy of the columns ``cols``, every tuning row
+    csc = sub.tocsc() if is_sparse(sub) else None
+    for k in finite:
+        if csc is not None:
+            part = slice(csc.indptr[k], csc.indptr[k + 1])
+            hit_rows = np.asarray(csc.indices[part])[csc.data[part] >= thr[k]]
+        else:
+            hit_rows = np.flatnonzero(np.asarray(sub[:, k]) >= thr[k])
+        out[k] = total(hit_rows)
+    return out
 
 
 def fit_thresholds(problem: Problem, a: float) -> NDArray[np.float64]:

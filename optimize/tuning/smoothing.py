@@ -38,11 +38,11 @@ from functools import cached_property
 from typing import Any
 
 import attrs
-import numba
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from fmacro.optimize.search.points import ClassPoints
+from fmacro.validation._kernels._dispatch import kernel
 from fmacro.validation.counts import frozen_array
 
 __all__ = [
@@ -51,6 +51,7 @@ __all__ = [
     "check_n_eval",
     "check_pseudo_count",
     "smooth_points",
+    "smoothed_at",
 ]
 
 
@@ -194,7 +195,7 @@ class SmoothedPoints(ClassPoints):
         return self._smoothed[1]
 
 
-@numba.njit(cache=True, inline="always")
+@kernel(cache=True, inline="always")
 def empty_chance(j: float, n_obj: float, n_eval: float, zd: float) -> float:
     """q = (1 - j/N)^n: the chance that a cut of j of N objects predicts none of n new ones.
 
@@ -207,7 +208,7 @@ def empty_chance(j: float, n_obj: float, n_eval: float, zd: float) -> float:
     return q
 
 
-@numba.njit(cache=True, inline="always")
+@kernel(cache=True, inline="always")
 def smoothed_cut(
     tp: float,
     j: float,
@@ -241,7 +242,7 @@ def smoothed_cut(
     return p, r
 
 
-@numba.njit(cache=True)
+@kernel(cache=True)
 def _smooth_kernel(
     indptr: NDArray[np.int64],
     tp: NDArray[np.int64],
@@ -328,6 +329,24 @@ def smooth_points(
         raise TypeError(f"points must be a ClassPoints, got {type(points).__name__}")
     a = check_pseudo_count(prior)
     n = check_n_eval(n_eval, points.n_samples)
+    return smoothed_at(points, a, n, base_rates=base_rates, centres=centres)
+
+
+def smoothed_at(
+    points: ClassPoints,
+    a: float,
+    n_eval: float,
+    *,
+    base_rates: ArrayLike | None = None,
+    centres: tuple[ArrayLike, ArrayLike] | None = None,
+) -> SmoothedPoints:
+    """:func:`smooth_points` at a checked pseudo-count ``a`` and batch size ``n_eval``.
+
+    ``tune`` resolves ``n_eval`` first: a given one is >= 1, the default is the number of
+    tuning rows, or their total weight, which fractional sample weights can put below 1
+    (that batch is smoothed as it is, not refused as a given ``n_eval`` below 1 is).
+    """
+    n = float(n_eval)
     if base_rates is None:
         pi = points.support / float(points.n_samples)
     else:

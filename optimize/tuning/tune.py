@@ -61,6 +61,7 @@ from fmacro.optimize.tuning.smoothing import (
     check_pseudo_count,
 )
 from fmacro.validation.checks import check_beta, check_zero_division
+from fmacro.validation.weights import check_sample_weight
 
 __all__ = ["DEFAULT_CV_GRID", "tune"]
 
@@ -86,6 +87,7 @@ def tune(
     random_state: int = 0,
     points: ClassPoints | None = None,
     calibrated: bool = False,
+    sample_weight: Any = None,
 ) -> ThresholdResult:
     """F-macro thresholds for new data: the optimum of the smoothed class points.
 
@@ -112,9 +114,10 @@ def tune(
         training labels' rates). Default: the tuning labels' rates m_k / N.
     n_eval
         Size of the batch the thresholds will be applied to (the set F-macro is
-        computed on), >= 1. Default ``None``: the number of tuning rows N; ``math.inf``:
-        no finite-sample factor. Inside ``prior="cv"`` the inner fits use the
-        held-out half's size when ``n_eval`` is None.
+        computed on), >= 1. Default ``None``: the number of tuning rows N (with
+        ``sample_weight``: their total weight, what the rows repeated by integer weights
+        number); ``math.inf``: no finite-sample factor. Inside ``prior="cv"`` the inner
+        fits use the held-out half's size (total weight) when ``n_eval`` is None.
     method
         Search run on the smoothed points: ``"fixed_point"`` (default: with its exact
         step, the proven optimum of the smoothed objective, ``smoothed_gap == 0``;
@@ -140,6 +143,25 @@ def tune(
         Prebuilt raw :class:`~optimize.points.ClassPoints` instead of ``scores`` and
         ``labels`` (e.g. from the reference ranked-list format). Without scores the
         classes left out of the points get ``+inf`` and ``prior="cv"`` is refused.
+    sample_weight
+        One non-negative weight per tuning row, or ``None``. Checked by
+        :func:`fmacro.validation.weights.check_sample_weight` (not with ``points=``:
+        weighted points already carry their weights). The smoothing then counts weight
+        where it counted rows: a cut's tp and size j, a class's m_k and N are sums of
+        weights (those of ``class_points(scores, labels, sample_weight=w)``), the default
+        prior centre is the weighted rate m_k / N, the pseudo-count a adds a weight of a
+        (a row of weight 1 is one observation), and ``n_eval`` defaults to the total
+        weight. So integer weights give exactly the result on the rows repeated that many
+        times (a row of weight 0 is a row that is not there), and weighted ``tune`` equals
+        ``tune(points=class_points(scores, labels, sample_weight=w))`` on the classes
+        with tuning positives (with scores, the classes without any also get the rule of
+        ``unseen``, weighted). Unlike the unsmoothed methods it is not invariant to
+        scaling all weights: a and ``n_eval`` are in units of weight, so weights
+        normalized to sum to 1 make a = 3 outweigh the whole tuning set. With
+        ``prior="cv"`` the halves are row splits (not splits of the repeated rows, so no
+        equality with repeated rows there): each half carries its rows' weights into its
+        counts, its fit and its held-out score. Weighted calls take the every-cut path
+        (``searched_cuts == "every cut"``, see Notes).
 
     Returns
     -------
@@ -169,7 +191,9 @@ def tune(
     reads only the classes where a cut besides the hull vertices can pass. The rule for
     classes without tuning positives walks their columns one at a time. ``prior="cv"``
     walks each half once for its whole grid (dense or sparse). Other settings
-    (``calibrated``, other methods, ``points=``) smooth every cut (``"every cut"``).
+    (``calibrated``, other methods, ``points=``, ``sample_weight``) smooth every cut
+    (``"every cut"``): the fused walk counts rows in integers, so weighted calls build
+    the weighted points first (one numpy sort per class) and smooth all their cuts.
     The first call compiles the numba kernels (cached on disk after that).
 
     Raises
@@ -196,13 +220,16 @@ def tune(
             raise ValueError("calibrated=True needs the probabilities as scores, not points=")
         if use_cv:
             raise ValueError("prior='cv' needs scores and labels (it splits the rows), not points=")
-        raw_pts = as_points(scores, labels, points, zero_division=zd)
+        raw_pts = as_points(scores, labels, points, zero_division=zd, sample_weight=sample_weight)
         if isinstance(raw_pts, SmoothedPoints):
             raw_pts = raw_pts.raw()
         n_obj, n_cols = raw_pts.n_samples, raw_pts.n_columns
+        weights = None
     else:
         n_obj, n_cols = matching_shapes(scores, labels)
-    n = check_n_eval(n_eval, n_obj)
+        weights = check_sample_weight(sample_weight, n_obj)
+    # the default batch: the tuning rows, or their total weight (the points' n_samples)
+    n = check_n_eval(n_eval, n_obj if weights is None else float(weights.sum()))
     pi = None if base_rates is None else check_base_rates(base_rates, n_cols)
     grid = _check_grid(cv_grid) if use_cv else ()
     if use_cv:
@@ -215,8 +242,8 @@ def tune(
         if random_state < 0:
             raise ValueError(f"random_state must be an int >= 0 (a seed), got {random_state}")
     # the fused hull walk: scores (dense or sparse), the default search, own or given
-    # base rates (prior="cv" walks its halves too)
-    fast = points is None and method == "fixed_point" and not calibrated
+    # base rates (prior="cv" walks its halves too); it counts rows, so no weights
+    fast = points is None and weights is None and method == "fixed_point" and not calibrated
     # every path but the fast one builds its problem first: bad input is reported for the
     # whole input before the cross-validation splits it
     problem: Problem | None = None
@@ -224,7 +251,9 @@ def tune(
     if points is not None:
         problem = Problem(raw_pts, None, pi, n, b, method)
     elif not fast:
-        problem = build_problem(scores, labels, zd, pi, n, b, method, unseen, bool(calibrated))
+        problem = build_problem(
+            scores, labels, zd, pi, n, b, method, unseen, bool(calibrated), weights
+        )
     else:
         inputs = walk_inputs(scores, labels)
     extra: dict[str, Any] = {}
@@ -243,6 +272,7 @@ def tune(
             unseen,
             bool(calibrated),
             inputs,
+            weights,
         )
         a = grid[int(np.argmax(cv))]
         extra = {"cv_grid": np.asarray(grid), "cv_scores": cv}

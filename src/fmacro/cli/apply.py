@@ -182,8 +182,9 @@ def run(args: argparse.Namespace) -> int:
     write_predictions(args.output, predicted, saved.classes, labels)
     if not args.quiet:
         n, m = predicted.shape
+        positives = int(np.count_nonzero(predicted))
         print(
             f"wrote {args.output}: {n} objects x {m} classes, "
-            f"{int(predicted.sum())} positive predictions"
+            f"{positives} positive predictions, {positives / max(n, 1):.4f} labels per object"
         )
     return 0

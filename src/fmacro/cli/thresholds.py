@@ -32,10 +32,12 @@ __all__ = [
     "METHODS",
     "ThresholdProblem",
     "certificate_status",
+    "labels_per_object",
     "load_problem",
     "register",
     "run",
     "run_methods",
+    "true_labels_per_object",
 ]
 
 #: Every method the command runs by default, in table order.
@@ -189,6 +191,22 @@ def macro_f_of(result: ThresholdResult, points: ClassPoints) -> float:
     p = points.precision[at]
     r = points.recall[at]
     return mean_defined(f_beta_from_pr(p, r, result.beta)) if p.size else math.nan
+
+
+def labels_per_object(result: ThresholdResult, problem: ThresholdProblem) -> float:
+    """Mean number of labels per tuning object that a result predicts: from its tuning
+    counts, else from its predictions on the tuning scores (``top_k``); NaN for ranked
+    lists without them."""
+    value = result.labels_per_object
+    if math.isnan(value) and problem.scores is not None:
+        predicted = result.apply(problem.scores)
+        value = np.count_nonzero(predicted) / predicted.shape[0]
+    return float(value)
+
+
+def true_labels_per_object(points: ClassPoints) -> float:
+    """Mean number of true labels per tuning object (every class column)."""
+    return float(np.sum(points.support) / points.n_samples)
 
 
 def register(subparsers: Any) -> None:
@@ -358,6 +376,7 @@ def run(args: argparse.Namespace) -> int:
     skipped = [m for m in methods if m in _NEED_SCORES and problem.scores is None]
     test = load_test(args.test, problem.points.n_columns) if args.test else None
     rows: list[dict[str, Any]] = []
+    true_labels = true_labels_per_object(problem.points)
     for result, seconds in results:
         extra = {}
         if test is not None:
@@ -384,6 +403,8 @@ def run(args: argparse.Namespace) -> int:
                 "gap": result.gap,
                 "status": certificate_status(result),
                 "seconds": seconds,
+                "labels_per_object": labels_per_object(result, problem),
+                "true_labels_per_object": true_labels,
                 **extra,
             }
         )
@@ -413,7 +434,7 @@ def run(args: argparse.Namespace) -> int:
     print(f"# {problem.source}")
     print(
         f"# {problem.points.n_classes} classes with positives, beta={args.beta:g}, "
-        f"zero_division={args.zero_division}"
+        f"zero_division={args.zero_division}, true labels per object {true_labels:.4f}"
     )
     header: tuple[str, ...] = (
         "method",
@@ -424,6 +445,7 @@ def run(args: argparse.Namespace) -> int:
         "upper bound",
         "gap",
         "time [s]",
+        "labels/object",
     )
     if test is not None:
         header = ("method", "test F-macro", "test macro-F", *header[1:])
@@ -438,6 +460,7 @@ def run(args: argparse.Namespace) -> int:
             r["upper_bound"],
             _gap_cell(r["gap"], r["status"]),
             f"{r['seconds']:.3f}",
+            r["labels_per_object"],
         )
         for r in rows
     ]
@@ -449,7 +472,7 @@ def run(args: argparse.Namespace) -> int:
         "chooses thresholds for new data (smoothed points; its certificate for the smoothed "
         "objective is in the JSON diagnostics), so its in-sample F-macro is lower by design"
         + ("; compare the test columns." if test is not None else "; see --test.")
-        + " Times of a first run include compiling fmacro's kernels (cached for later runs)."
+        + " labels/object: mean number of classes the thresholds predict per tuning object."
     )
     if skipped:
         print(f"skipped (need scores, not ranked lists): {', '.join(skipped)}")

@@ -276,6 +276,7 @@ def tune(
     n_samples: int | None = None,
     n_classes: int | None = None,
     scheduler: Any = None,
+    sample_weight: Any = None,
 ) -> ThresholdResult:
     """:func:`fmacro.optimize.tune` with each class's smoothed hull computed on the workers.
 
@@ -288,6 +289,16 @@ def tune(
         As for :func:`fmacro.optimize.tune`; ``prior`` is a number >= 0 (``"cv"``
         splits the rows, which the column blocks do not allow: choose a in memory on a
         sample, or pass the default 3).
+    sample_weight
+        Not supported: only ``None``, any other value raises ``TypeError``. The workers
+        run the fused walk of the in-memory fast path, which counts rows in integers
+        (a weighted walk would need a weighted kernel, and every block the weights of
+        all rows). Weighted tuning runs in memory:
+        ``fmacro.optimize.tune(scores, labels, sample_weight=w)`` on the computed
+        arrays, or ``tune(points=class_points(scores, labels, sample_weight=w))``;
+        integer weights can also repeat the rows of dask arrays
+        (``rows = np.repeat(np.arange(len(w)), w)``, then ``tune(scores[rows],
+        labels[rows])``: the same result as the weights).
 
     Returns
     -------
@@ -300,11 +311,22 @@ def tune(
 
     Notes
     -----
-    Each worker process compiles ``tune``'s walk kernels on its first call (about 20 s
-    on a shared 2-core machine, as in memory) unless numba's disk cache has them; warm
-    the workers with a small call (a few columns) before timing.
+    Each worker process compiles ``tune``'s walk kernels on its first call on large
+    chunks (about 20 s on a shared 2-core machine, as in memory) unless numba's disk
+    cache has them; on small chunks it runs them interpreted instead, while that costs
+    less (``fmacro.validation._kernels._dispatch``). To time warm workers, fill their
+    cache first: one call with ``FMACRO_KERNELS=compiled`` in the workers' environment.
     """
     dask = import_dask()
+    if sample_weight is not None:
+        raise TypeError(
+            "fmacro.dask.tune takes no sample_weight (only None): its workers' walk counts "
+            "rows in integers. Tune weighted data in memory with "
+            "fmacro.optimize.tune(scores, labels, sample_weight=w) on the computed arrays "
+            "(or tune(points=class_points(scores, labels, sample_weight=w))); integer "
+            "weights can instead repeat the rows of dask arrays: rows = "
+            "np.repeat(np.arange(len(w)), w); tune(scores[rows], labels[rows])"
+        )
     b = check_beta(beta)
     zd = check_zero_division(zero_division)
     if isinstance(prior, str):
