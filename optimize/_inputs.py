@@ -26,6 +26,7 @@ __all__ = [
     "matching_shapes",
     "matrix_shape",
     "scores_checked",
+    "sparse_hits",
 ]
 
 EMPTY_CLASS_CHOICES = ("exclude", "include")
@@ -134,6 +135,26 @@ def label_rows(labels: Any) -> LabelRows:
     indptr = np.zeros(dense.shape[0] + 1, dtype=np.int64)
     np.cumsum(np.bincount(rows, minlength=dense.shape[0]), out=indptr[1:])
     return LabelRows(indptr, cols.astype(np.int64), dense)
+
+
+def sparse_hits(
+    s: Any, y: LabelRows, thr: NDArray[np.float64]
+) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.bool_]]:
+    """``(row, col, is_positive)`` of the retrieved entries of CSR ``s`` at or above their
+    column's threshold (a ``-inf`` threshold is left to the caller: it predicts every
+    object, retrieved or not), and whether ``y`` labels each of them positive."""
+    n, m = s.shape
+    row = np.repeat(np.arange(n, dtype=np.int64), np.diff(s.indptr))
+    col = np.asarray(s.indices, dtype=np.int64)
+    hit = (s.data >= thr[col]) & ~np.isneginf(thr[col])
+    keys = row[hit] * m + col[hit]
+    label_keys = np.repeat(np.arange(n, dtype=np.int64), np.diff(y.indptr)) * m + y.indices
+    if label_keys.size:
+        at = np.minimum(np.searchsorted(label_keys, keys), label_keys.size - 1)
+        is_pos = label_keys[at] == keys
+    else:
+        is_pos = np.zeros(keys.size, dtype=bool)
+    return row[hit], col[hit], is_pos
 
 
 def scores_checked(scores: Any) -> Any:

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from fmacro.optimize._inputs import LabelRows
+from fmacro.optimize._inputs import LabelRows, sparse_hits
 from fmacro.validation.checks import is_sparse
 
 __all__ = ["weighted_class_sizes", "weighted_predicted_counts"]
@@ -46,20 +46,11 @@ def weighted_predicted_counts(
     """
     n, m = s.shape
     if is_sparse(s):
-        row = np.repeat(np.arange(n, dtype=np.int64), np.diff(s.indptr))
-        col = np.asarray(s.indices, dtype=np.int64)
-        hit = (s.data >= thr[col]) & ~np.isneginf(thr[col])
-        keys = row[hit] * m + col[hit]
-        label_keys = np.repeat(np.arange(n, dtype=np.int64), np.diff(y.indptr)) * m + y.indices
-        if label_keys.size:
-            at = np.minimum(np.searchsorted(label_keys, keys), label_keys.size - 1)
-            is_pos = label_keys[at] == keys
-        else:
-            is_pos = np.zeros(keys.size, dtype=bool)
-        w_hit = weights[row[hit]]
+        row_hit, col_hit, is_pos = sparse_hits(s, y, thr)
+        w_hit = weights[row_hit]
         # (bincount of no entries is int64 even with weights: cast before filling in)
-        hit_tp = np.bincount(col[hit], weights=np.where(is_pos, w_hit, 0.0), minlength=m)
-        hit_fp = np.bincount(col[hit], weights=np.where(is_pos, 0.0, w_hit), minlength=m)
+        hit_tp = np.bincount(col_hit, weights=np.where(is_pos, w_hit, 0.0), minlength=m)
+        hit_fp = np.bincount(col_hit, weights=np.where(is_pos, 0.0, w_hit), minlength=m)
         sparse_tp, sparse_fp = hit_tp.astype(np.float64), hit_fp.astype(np.float64)
         every = np.isneginf(thr)
         if every.any():  # -inf predicts every object, retrieved or not

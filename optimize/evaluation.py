@@ -29,6 +29,7 @@ from fmacro.optimize._inputs import (
     label_rows,
     matching_shapes,
     scores_checked,
+    sparse_hits,
 )
 from fmacro.optimize.rules import TopK, check_thresholds
 from fmacro.optimize.search.result import ThresholdResult
@@ -257,18 +258,9 @@ def predicted_counts(
 ) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
     n, m = s.shape
     if is_sparse(s):
-        row = np.repeat(np.arange(n, dtype=np.int64), np.diff(s.indptr))
-        col = np.asarray(s.indices, dtype=np.int64)
-        hit = (s.data >= thr[col]) & ~np.isneginf(thr[col])
-        keys = row[hit] * m + col[hit]
-        label_keys = np.repeat(np.arange(n, dtype=np.int64), np.diff(y.indptr)) * m + y.indices
-        if label_keys.size:
-            pos = np.minimum(np.searchsorted(label_keys, keys), label_keys.size - 1)
-            is_pos = label_keys[pos] == keys
-        else:
-            is_pos = np.zeros(keys.size, dtype=bool)
-        tp = np.bincount(col[hit][is_pos], minlength=m).astype(np.int64)
-        npred = np.bincount(col[hit], minlength=m).astype(np.int64)
+        _, col_hit, is_pos = sparse_hits(s, y, thr)
+        tp = np.bincount(col_hit[is_pos], minlength=m).astype(np.int64)
+        npred = np.bincount(col_hit, minlength=m).astype(np.int64)
         sizes = np.bincount(y.indices, minlength=m).astype(np.int64)
         allc = np.isneginf(thr)
         tp[allc] = sizes[allc]
