@@ -29,3 +29,22 @@ def test_yeast_knn_row_of_the_held_out_table() -> None:
         f"(default 0.5 threshold: {baseline:.3f}) |"
     )
     assert row in DOC.read_text(encoding="utf-8")
+
+
+def test_thresholds_table_excerpt_is_the_command_output() -> None:
+    import contextlib
+    import io
+
+    from fmacro.cli import main
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(["thresholds", "--method", "fixed_point", "--method", "per_class"]) == 0
+    rows = {line.split()[0]: line.split() for line in out.getvalue().splitlines() if line}
+    doc = DOC.read_text(encoding="utf-8")
+    excerpt = doc.split("The `fmacro thresholds` table shows both numbers", 1)[1]
+    excerpt = excerpt.split("```", 2)[1].splitlines()
+    for line in excerpt[2:]:
+        fields = line.split()
+        # every column but the timing (time [s]) is the command's own output
+        assert fields[:7] + fields[8:] == rows[fields[0]][:7] + rows[fields[0]][8:], line
