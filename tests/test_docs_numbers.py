@@ -48,3 +48,28 @@ def test_thresholds_table_excerpt_is_the_command_output() -> None:
         fields = line.split()
         # every column but the timing (time [s]) is the command's own output
         assert fields[:7] + fields[8:] == rows[fields[0]][:7] + rows[fields[0]][8:], line
+
+
+def test_readme_first_call_figures_are_the_recorded_benchmark() -> None:
+    # timings are not asserted; the README must quote benchmarks/results_startup.md
+    root = DOC.parents[1]
+    table = (root / "benchmarks" / "results_startup.md").read_text(encoding="utf-8")
+    rows = {
+        cells[0]: cells[1:]
+        for line in table.splitlines()
+        if line.startswith("| ")
+        and len(cells := [c.strip() for c in line.strip("|").split("|")]) > 3
+    }
+    tune = rows["tune, 1,000 x 50 (ends at a fixed point)"]
+    thresholds = rows["fmacro thresholds"]
+
+    def secs(cell: str, digits: int) -> str:
+        return f"{float(cell.removesuffix(' s')):.{digits}f} s"
+
+    readme = (root / "README.md").read_text(encoding="utf-8")
+    flat = " ".join(readme.split())
+    assert f"1,000 x 50 scores takes {secs(tune[0], 1)} ({secs(tune[1], 1)}" in flat
+    assert f"`f1_score` ({secs(tune[5], 1)})" in flat
+    assert (
+        f"prints its table in {secs(thresholds[0], 1)} instead of {secs(thresholds[1], 1)}" in flat
+    )
