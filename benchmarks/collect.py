@@ -22,6 +22,7 @@ PARTS = (
     "seeds",
     "tune_memory",
     "startup",
+    "warm_large",
     "weights",
     "many_classes",
     "layouts",
