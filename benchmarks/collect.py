@@ -23,6 +23,7 @@ PARTS = (
     "tune_memory",
     "startup",
     "warm_large",
+    "compile_dtypes",
     "weights",
     "many_classes",
     "layouts",
