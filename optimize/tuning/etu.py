@@ -79,6 +79,24 @@ class ExpectedPoints(ClassPoints):
         return self._pr[1]
 
 
+def _cut_slots(
+    srt: NDArray[np.float64],
+) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]:
+    """The cuts of probabilities sorted in descending order per column: ``(indptr, class,
+    row, slot)``. A cut ends after the last object of each group of equal probabilities;
+    each column's cuts follow its empty cut, and ``slot`` is where the cut ending at
+    ``row`` of ``class`` goes among all the columns' cuts."""
+    ends = np.ones(srt.shape, dtype=bool)
+    ends[:-1] = srt[:-1] != srt[1:]
+    counts = ends.sum(axis=0) + 1  # + the empty cut
+    indptr = np.zeros(srt.shape[1] + 1, dtype=np.int64)
+    np.cumsum(counts, out=indptr[1:])
+    k_idx, r_idx = np.nonzero(ends.T)  # by class, then row (ascending)
+    first = np.repeat(np.cumsum(counts - 1) - (counts - 1), counts - 1)
+    slot = indptr[k_idx] + 1 + (np.arange(k_idx.size) - first)
+    return indptr, k_idx, r_idx, slot
+
+
 def expected_points(
     probabilities: Any, *, zero_division: float = 0.0, sample_weight: Any = None
 ) -> ExpectedPoints:
@@ -113,19 +131,11 @@ def expected_points(
         raise ValueError("probabilities is all zero; no class can be expected")
     srt = -np.sort(-eta[:, cols], axis=0)  # descending per column
     cum = np.cumsum(srt, axis=0)
-    # a cut ends after the last object of each group of equal probabilities
-    ends = np.ones(srt.shape, dtype=bool)
-    ends[:-1] = srt[:-1] != srt[1:]
-    counts = ends.sum(axis=0) + 1  # + the empty cut
-    indptr = np.zeros(cols.size + 1, dtype=np.int64)
-    np.cumsum(counts, out=indptr[1:])
+    indptr, k_idx, r_idx, slot = _cut_slots(srt)
     total = int(indptr[-1])
     j = np.zeros(total, dtype=np.int64)
     etp = np.zeros(total)
     thr = np.full(total, np.inf)
-    k_idx, r_idx = np.nonzero(ends.T)  # by class, then row (ascending)
-    first = np.repeat(np.cumsum(counts - 1) - (counts - 1), counts - 1)
-    slot = indptr[k_idx] + 1 + (np.arange(k_idx.size) - first)
     j[slot] = r_idx + 1
     etp[slot] = cum[r_idx, k_idx]
     thr[slot] = srt[r_idx, k_idx]
@@ -161,19 +171,11 @@ def _weighted_expected_points(
     w_srt = w_l[order]
     cum_tp = np.cumsum(srt * w_srt, axis=0)
     cum_j = np.cumsum(w_srt, axis=0)
-    # a cut ends after the last object of each group of equal probabilities
-    ends = np.ones(srt.shape, dtype=bool)
-    ends[:-1] = srt[:-1] != srt[1:]
-    counts = ends.sum(axis=0) + 1  # + the empty cut
-    indptr = np.zeros(cols.size + 1, dtype=np.int64)
-    np.cumsum(counts, out=indptr[1:])
+    indptr, k_idx, r_idx, slot = _cut_slots(srt)
     n_cuts = int(indptr[-1])
     j = np.zeros(n_cuts)
     etp = np.zeros(n_cuts)
     thr = np.full(n_cuts, np.inf)
-    k_idx, r_idx = np.nonzero(ends.T)  # by class, then row (ascending)
-    first = np.repeat(np.cumsum(counts - 1) - (counts - 1), counts - 1)
-    slot = indptr[k_idx] + 1 + (np.arange(k_idx.size) - first)
     j[slot] = cum_j[r_idx, k_idx]
     etp[slot] = cum_tp[r_idx, k_idx]
     thr[slot] = srt[r_idx, k_idx]
