@@ -5,7 +5,7 @@ time a notebook user, a CLI call, a CI job or a fresh dask worker waits), measur
 process start to the printed result. fmacro's kernels are numba functions compiled on
 first use and cached on disk; in an environment without that cache (``NUMBA_CACHE_DIR``
 pointed at an empty folder: a fresh install) a kernel runs interpreted instead while
-compiling it would cost more (validation/_kernels/_dispatch.py). Columns, per case:
+compiling it would cost more (validation/dispatch.py). Columns, per case:
 
 - cold: empty cache, default kernels (``FMACRO_KERNELS`` unset);
 - cold, compiled: empty cache, ``FMACRO_KERNELS=compiled`` (every kernel compiled on
@@ -23,7 +23,7 @@ with ``prior=30``; ``tune``'s default ends at a fixed point, as ``fixed_point`` 
 seed 1. Then the README's first command, ``fmacro thresholds`` (bundled Corel5k rankings,
 500 x 374), with and without ``--plot``. Writes benchmarks/results_startup.md.
 
-The last section measures the break-even behind ``_dispatch``'s estimates: per kernel
+The last section measures the break-even behind ``dispatch``'s estimates: per kernel
 of those runs, its compile time (compiled run) and its interpreting time per element of
 the array arguments (default run), with the estimated compile time from its bytecode.
 
@@ -130,7 +130,7 @@ COMMANDS = {
 # Kernel statistics of one run (compile or interpreting time per kernel), printed as JSON.
 _PROBE = """
 import atexit, json, sys, time
-from fmacro.validation._kernels import _dispatch as D
+from fmacro.validation import dispatch as D
 stats = {}
 plain = D._Chooser.__call__
 def call(self, *args):
@@ -308,7 +308,7 @@ def main() -> None:
                     "Break-even per kernel (those of the first five cases and `fmacro "
                     "thresholds`, one process each): compile time of its signatures in a "
                     "process that compiles it (`FMACRO_KERNELS=compiled`, empty cache; mean "
-                    "over those processes), the estimate `_dispatch` makes from its bytecode "
+                    "over those processes), the estimate `dispatch` makes from its bytecode "
                     "(0.1 s + 1 ms per byte of it and of the numba functions it calls), its "
                     "interpreting time per element of its array arguments "
                     "(`FMACRO_KERNELS=interpreted`; per unit of its declared `work` if it "

@@ -4,7 +4,7 @@ Every kernel takes contiguous, typed arrays (the callers convert once at the
 boundary) and is compiled with ``cache=True``: the first call in a fresh
 environment compiles it (about 0.5-2 s per kernel), later processes load the
 cached machine code from ``__pycache__``; until compiling pays, a kernel runs
-interpreted (``validation/_kernels/_dispatch.py``: same source, same folds).
+interpreted (``validation/dispatch.py``: same source, same folds).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 
-from fmacro.validation._kernels._dispatch import kernel
+from fmacro.validation.dispatch import kernel
 
 __all__ = [
     "group_folds",

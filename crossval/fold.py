@@ -9,7 +9,7 @@ import attrs
 import numpy as np
 from numpy.typing import NDArray
 
-from fmacro.validation._values import read_only_copies, value_key
+from fmacro.validation.values import read_only_copies, value_key
 from fmacro.validation.checks import is_sparse
 
 __all__ = ["Fold", "owned_fold", "take_rows"]

@@ -25,8 +25,8 @@ from numpy.typing import NDArray
 
 from fmacro.crossval.fold import Fold, take_rows
 from fmacro.validation import BinFValidation, MultiFValidation, MultiLabelFValidation, Validation
-from fmacro.validation._plumbing import observations_array
-from fmacro.validation._values import read_only_copies, value_key
+from fmacro.validation.plumbing import observations_array
+from fmacro.validation.values import read_only_copies, value_key
 from fmacro.validation.checks import check_same_length, is_sparse
 from fmacro.validation.labels import numpy_from_pandas
 from fmacro.validation.progress import Progress
@@ -217,7 +217,7 @@ class _FoldJob:
 def _rows(X: Any) -> Iterator[Any]:
     """The rows a per-observation ``predict`` sees, as the validations hand them over.
 
-    One rule for both (:func:`fmacro.validation._plumbing.observations_array`): pandas
+    One rule for both (:func:`fmacro.validation.plumbing.observations_array`): pandas
     objects become numpy (``row[j]`` is the j-th column by position), sparse matrices
     CSR (a row is a 1-row CSR matrix), numpy arrays and sequences stay as they are.
     """

@@ -55,7 +55,7 @@ from fmacro.optimize.tuning import (
     smooth_points,
     tune,
 )
-from fmacro.validation._values import read_only_copies
+from fmacro.validation.values import read_only_copies
 
 # RankedLists (optimize/io.py) gets its read-only copies here: the package __init__ runs
 # before any import of fmacro.optimize.io, so every RankedLists is covered. (io.py is

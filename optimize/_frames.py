@@ -20,7 +20,7 @@ import functools
 from collections.abc import Callable, Sequence
 from typing import Any, ParamSpec, Protocol, TypeVar
 
-from fmacro.validation._pandas import frame_columns, frame_names, unique_texts
+from fmacro.validation.frames import frame_columns, frame_names, unique_texts
 from fmacro.validation.names import (
     ClassName,
     check_class_names,

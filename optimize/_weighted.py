@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from fmacro.optimize._inputs import LabelRows, sparse_hits
+from fmacro.optimize.inputs import LabelRows, sparse_hits
 from fmacro.validation.checks import is_sparse
 
 __all__ = ["weighted_class_sizes", "weighted_predicted_counts"]

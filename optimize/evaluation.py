@@ -22,7 +22,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from fmacro.optimize._frames import check_frame_columns, common_columns
-from fmacro.optimize._inputs import (
+from fmacro.optimize.inputs import (
     LabelRows,
     check_empty_classes,
     kept_classes,
@@ -33,8 +33,8 @@ from fmacro.optimize._inputs import (
 )
 from fmacro.optimize.rules import TopK, check_thresholds
 from fmacro.optimize.search.result import ThresholdResult
-from fmacro.validation._kernels._dispatch import kernel
-from fmacro.validation._values import read_only_copies
+from fmacro.validation.dispatch import kernel
+from fmacro.validation.values import read_only_copies
 from fmacro.validation.checks import check_beta, check_zero_division, is_sparse
 from fmacro.validation.counts import frozen_array
 from fmacro.validation.measures import (

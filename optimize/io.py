@@ -34,11 +34,11 @@ import attrs
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from fmacro.optimize._inputs import as_binary_labels
+from fmacro.optimize.inputs import as_binary_labels
 from fmacro.optimize.rules import PerClassThresholds, TopK
 from fmacro.optimize.search.points import ClassPoints
 from fmacro.optimize.search.result import ThresholdResult
-from fmacro.validation._files import (
+from fmacro.validation.files import (
     check_numpy_file,
     checked_path,
     load_npy,

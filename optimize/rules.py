@@ -19,8 +19,8 @@ import attrs
 import numpy as np
 from numpy.typing import NDArray
 
-from fmacro.optimize._inputs import matrix_shape, scores_checked
-from fmacro.validation._values import read_only_copies
+from fmacro.optimize.inputs import matrix_shape, scores_checked
+from fmacro.validation.values import read_only_copies
 from fmacro.validation.checks import is_sparse
 from fmacro.validation.counts import frozen_array
 

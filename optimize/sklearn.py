@@ -39,7 +39,7 @@ except ImportError as exc:  # pragma: no cover - exercised only without scikit-l
     raise ImportError("optimize.sklearn needs scikit-learn (pip install scikit-learn)") from exc
 
 from fmacro.crossval import KFold
-from fmacro.optimize._inputs import as_binary_labels
+from fmacro.optimize.inputs import as_binary_labels
 from fmacro.optimize.baselines import cyclic, global_threshold, per_class
 from fmacro.optimize.rules import PerClassThresholds
 from fmacro.optimize.search.domain import domain

@@ -1,7 +1,7 @@
 """Interpreted and compiled kernels give the same results, bit for bit.
 
 fmacro interprets a kernel instead of compiling it when compiling would cost more
-(validation/_kernels/_dispatch.py), so a user's first call (interpreted) and second call
+(validation/dispatch.py), so a user's first call (interpreted) and second call
 (compiled) must agree exactly. Each test runs one public function twice, once with every
 kernel forced to its compiled and once to its interpreted path, and compares the results
 exactly: arrays by dtype, shape and bits (NaN positions included), numbers by type and value.
@@ -28,8 +28,8 @@ from scipy import sparse as sp
 
 from fmacro import crossval, optimize
 from fmacro.validation import BinFValidation, MultiFValidation, MultiLabelFValidation
-from fmacro.validation._kernels import _dispatch
-from fmacro.validation._kernels._dispatch import forced, interpreted, kernel, kernel_mode
+from fmacro.validation import dispatch
+from fmacro.validation.dispatch import forced, interpreted, kernel, kernel_mode
 from fmacro.validation.strategies import (
     binary_labels,
     multiclass_labels,
@@ -110,14 +110,14 @@ def both(fn: Callable[[], Any]) -> Any:
 
 
 def test_modes_and_environment(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv(_dispatch.ENV, raising=False)
+    monkeypatch.delenv(dispatch.ENV, raising=False)
     assert kernel_mode() == "auto"
-    monkeypatch.setenv(_dispatch.ENV, "Interpreted")
+    monkeypatch.setenv(dispatch.ENV, "Interpreted")
     assert kernel_mode() == "interpreted"
     with forced("compiled"):
         assert kernel_mode() == "compiled"
     assert kernel_mode() == "interpreted"
-    monkeypatch.setenv(_dispatch.ENV, "fast")
+    monkeypatch.setenv(dispatch.ENV, "fast")
     with pytest.raises(ValueError, match="FMACRO_KERNELS"):
         kernel_mode()
     with pytest.raises(ValueError, match="mode"), forced("fast"):
@@ -169,10 +169,10 @@ def test_auto_interprets_small_inputs_and_compiles_large_ones(
             s += v
         return s
 
-    monkeypatch.delenv(_dispatch.ENV, raising=False)
+    monkeypatch.delenv(dispatch.ENV, raising=False)
     assert add(np.ones(10)) == 10.0
     assert not add.signatures  # interpreted
-    big = int(_dispatch.COMPILE_SECONDS / _dispatch.SECONDS_PER_ELEMENT) * 100
+    big = int(dispatch.COMPILE_SECONDS / dispatch.SECONDS_PER_ELEMENT) * 100
     assert add(np.ones(big)) == float(big)
     assert add.signatures  # compiled: interpreting it would have cost more
 
@@ -185,7 +185,7 @@ def test_auto_compiles_a_loop_of_small_calls(monkeypatch: pytest.MonkeyPatch) ->
             s += v
         return s
 
-    monkeypatch.delenv(_dispatch.ENV, raising=False)
+    monkeypatch.delenv(dispatch.ENV, raising=False)
     x = np.ones(1000)
     for _ in range(100_000):
         add(x)
@@ -204,7 +204,7 @@ def test_a_work_measure_given_to_the_decorator(monkeypatch: pytest.MonkeyPatch) 
                 s += v
         return s
 
-    monkeypatch.delenv(_dispatch.ENV, raising=False)
+    monkeypatch.delenv(dispatch.ENV, raising=False)
     assert repeated(np.ones(3), 2) == 6.0
     assert not repeated.signatures  # interpreted
     assert repeated(np.ones(10), 10**7) == 1e8  # interpreting it would take minutes
@@ -391,13 +391,13 @@ print(len(group_folds.signatures), sum(group_folds._cache_hits.values()))
 def test_a_warm_process_loads_machine_code_from_the_disk_cache(tmp_path: Any) -> None:
     # A process that compiled (FMACRO_KERNELS=compiled) filled the disk cache; the next
     # process, in the default mode, loads that machine code instead of interpreting.
-    env = {k: v for k, v in os.environ.items() if k != _dispatch.ENV}
+    env = {k: v for k, v in os.environ.items() if k != dispatch.ENV}
     env["NUMBA_CACHE_DIR"] = str(tmp_path)
     run = [sys.executable, "-c", _WARM]
     cold = subprocess.run(run, env=env, capture_output=True, text=True, check=True)
     assert cold.stdout.split() == ["0", "0"]  # small input: interpreted, nothing compiled
     filled = subprocess.run(
-        run, env={**env, _dispatch.ENV: "compiled"}, capture_output=True, text=True, check=True
+        run, env={**env, dispatch.ENV: "compiled"}, capture_output=True, text=True, check=True
     )
     assert filled.stdout.split() == ["1", "0"]  # compiled, into the disk cache
     warm = subprocess.run(run, env=env, capture_output=True, text=True, check=True)

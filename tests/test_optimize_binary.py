@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.metrics import precision_recall_curve
 
-from fmacro.optimize._inputs import as_binary_labels
+from fmacro.optimize.inputs import as_binary_labels
 from fmacro.optimize.baselines.binary import best_threshold
 
 SEED_LABELS = [1, 1, 0, 1, 0, 0, 1, 0, 0, 0]  # lecture notes C11 example 5: P,P,N,P,N,N,P,N,N,N

@@ -128,7 +128,7 @@ def test_validation_modules_do_not_import_pandas() -> None:
         """
         import sys
         import fmacro.validation.binary, fmacro.validation.multiclass
-        import fmacro.validation.multilabel, fmacro.validation._pandas
+        import fmacro.validation.multilabel, fmacro.validation.frames
         print("pandas" in sys.modules)
         """
     )

@@ -22,7 +22,7 @@ import scipy.sparse as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fmacro.optimize._inputs import label_rows
+from fmacro.optimize.inputs import label_rows
 from fmacro.optimize.evaluation import predicted_counts, row_threshold_counts
 from fmacro.optimize.search.exact import screen_floors
 from fmacro.optimize.search.fixed_point import fixed_point

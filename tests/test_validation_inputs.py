@@ -255,7 +255,7 @@ def test_input_types_lists_pandas_bool() -> None:
 @pytest.fixture
 def length_checks(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, ...]]:
     """Record every call of check_same_length made by the validation modules."""
-    from fmacro.validation import _plumbing, binary, checks, multiclass, multilabel
+    from fmacro.validation import plumbing, binary, checks, multiclass, multilabel
 
     calls: list[tuple[str, ...]] = []
     real = checks.check_same_length
@@ -264,7 +264,7 @@ def length_checks(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, ...]]:
         calls.append(tuple(arrays))
         return real(**arrays)
 
-    for module in (_plumbing, binary, multiclass, multilabel):
+    for module in (plumbing, binary, multiclass, multilabel):
         monkeypatch.setattr(module, "check_same_length", counting)
     return calls
 

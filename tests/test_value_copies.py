@@ -38,7 +38,7 @@ from fmacro.validation import (
     MultiLabelFValidation,
     SparseConfusionMatrix,
 )
-from fmacro.validation._values import value_key
+from fmacro.validation.values import value_key
 from fmacro.validation.datasets import ArffData
 from fmacro.validation.io import LabelPair, Table, read_label_pair
 

@@ -11,8 +11,8 @@ import numpy as np
 import toolz
 
 from fmacro.validation import _kernels, measures
-from fmacro.validation._pandas import categorical_classes
-from fmacro.validation._plumbing import (
+from fmacro.validation.frames import categorical_classes
+from fmacro.validation.plumbing import (
     check_jitted_label_type,
     check_jitted_positive,
     collect_predictions,
@@ -21,7 +21,7 @@ from fmacro.validation._plumbing import (
     jitted_inputs,
     observations_array,
 )
-from fmacro.validation._values import read_only_copies, value_key
+from fmacro.validation.values import read_only_copies, value_key
 from fmacro.validation.base import ValidationBase
 from fmacro.validation.checks import check_beta, check_same_length, check_zero_division
 from fmacro.validation.counts import Counts, sum_start

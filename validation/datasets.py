@@ -49,7 +49,7 @@ import attrs
 import numpy as np
 from numpy.typing import NDArray
 
-from fmacro.validation._values import read_only_copies, value_key
+from fmacro.validation.values import read_only_copies, value_key
 from fmacro.validation.counts import frozen_array
 
 __all__ = [

@@ -67,7 +67,7 @@ import attrs
 import numpy as np
 from numpy.typing import NDArray
 
-from fmacro.validation._files import (
+from fmacro.validation.files import (
     about_file,
     check_numpy_file,
     checked_path,
@@ -76,7 +76,7 @@ from fmacro.validation._files import (
     read_text,
     reading,
 )
-from fmacro.validation._values import read_only_copies, value_key
+from fmacro.validation.values import read_only_copies, value_key
 from fmacro.validation.binary import BinFValidation
 from fmacro.validation.counts import frozen_array
 from fmacro.validation.labels import coerce_label_pair, coerce_labels
@@ -538,7 +538,7 @@ class _Names:
         return keys
 
 
-def _npz_classes(z: Any, p: Path) -> _Names | None:
+def npz_classes(z: Any, p: Path) -> _Names | None:
     """The ``classes`` entry of an npz: a JSON list (what ``fmacro apply`` writes) or a
     1-D array of strings (text, as older versions wrote them) or numbers."""
     if "classes" not in z.files:
@@ -586,7 +586,7 @@ def _load_npz(
                         )
                     where = f"{p}[{found[0]}]"
                     out.append((_checked_array(np.array(z[found[0]]), where), where))
-                classes = _npz_classes(z, p)
+                classes = npz_classes(z, p)
         except ValueError as exc:
             if "pickle" in str(exc):
                 raise pickled_data(p) from None

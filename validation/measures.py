@@ -43,7 +43,7 @@ from typing import Any, Literal, overload
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from fmacro.validation._kernels._dispatch import kernel
+from fmacro.validation.dispatch import kernel
 
 __all__ = [
     "accuracy",

@@ -12,8 +12,8 @@ import toolz
 from numpy.typing import NDArray
 
 from fmacro.validation import _kernels, measures
-from fmacro.validation._pandas import categorical_classes
-from fmacro.validation._plumbing import (
+from fmacro.validation.frames import categorical_classes
+from fmacro.validation.plumbing import (
     check_jitted_label_type,
     collect_predictions,
     fast_labels,
@@ -21,7 +21,7 @@ from fmacro.validation._plumbing import (
     jitted_inputs,
     observations_array,
 )
-from fmacro.validation._values import read_only_copies, value_key
+from fmacro.validation.values import read_only_copies, value_key
 from fmacro.validation.averages import ClassAverages
 from fmacro.validation.base import ValidationBase
 from fmacro.validation.checks import (

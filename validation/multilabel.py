@@ -12,14 +12,14 @@ import toolz
 from numpy.typing import NDArray
 
 from fmacro.validation import _kernels, measures
-from fmacro.validation._pandas import frame_columns
-from fmacro.validation._plumbing import (
+from fmacro.validation.frames import frame_columns
+from fmacro.validation.plumbing import (
     collect_predictions,
     is_numba_function,
     jitted_observations,
     observations_array,
 )
-from fmacro.validation._values import read_only_copies, value_key
+from fmacro.validation.values import read_only_copies, value_key
 from fmacro.validation.averages import ClassAverages
 from fmacro.validation.base import ValidationBase
 from fmacro.validation.checks import (

@@ -19,7 +19,7 @@ import attrs
 import numpy as np
 from numpy.typing import NDArray
 
-from fmacro.validation._values import read_only_copies, value_key
+from fmacro.validation.values import read_only_copies, value_key
 from fmacro.validation.checks import INT64_MAX, WEIGHTED_TOTAL_MAX, describe_total
 from fmacro.validation.counts import (
     ClassCounts,

@@ -11,7 +11,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from fmacro.optimize.search.points import ClassPoints
-from fmacro.validation._kernels._dispatch import kernel
+from fmacro.validation.dispatch import kernel
 from fmacro.validation.measures import f_beta_kernel
 
 __all__ = ["cuts_for_thresholds", "nonempty_cuts", "sweep_cuts"]

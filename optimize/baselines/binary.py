@@ -29,8 +29,8 @@ import attrs
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from fmacro.optimize._inputs import as_binary_labels
-from fmacro.validation._values import read_only_copies
+from fmacro.optimize.inputs import as_binary_labels
+from fmacro.validation.values import read_only_copies
 from fmacro.validation.checks import (
     as_float_array,
     check_beta,

@@ -14,7 +14,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from fmacro.optimize._frames import names_from_frames
-from fmacro.optimize._inputs import check_empty_classes, kept_classes, matching_shapes
+from fmacro.optimize.inputs import check_empty_classes, kept_classes, matching_shapes
 from fmacro.optimize.search._blocks import (
     dense_labels,
     dense_scores,
@@ -26,7 +26,7 @@ from fmacro.optimize.search.coordinate import per_class_cuts
 from fmacro.optimize.search.points import ClassPoints, search_points
 from fmacro.optimize.search.result import ThresholdResult, TuningCounts
 from fmacro.validation import measures
-from fmacro.validation._kernels._dispatch import kernel
+from fmacro.validation.dispatch import kernel
 from fmacro.validation.checks import check_beta, check_zero_division, is_sparse
 from fmacro.validation.measures import f_beta_from_pr, f_beta_kernel
 

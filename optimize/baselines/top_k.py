@@ -14,7 +14,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from fmacro.optimize._frames import names_from_frames
-from fmacro.optimize._inputs import (
+from fmacro.optimize.inputs import (
     check_empty_classes,
     kept_classes,
     label_rows,

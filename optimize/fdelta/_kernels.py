@@ -29,7 +29,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 
-from fmacro.validation._kernels._dispatch import kernel
+from fmacro.validation.dispatch import kernel
 
 __all__ = ["activation", "gradient", "hard_sums", "saturation", "soft_sums"]
 

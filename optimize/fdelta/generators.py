@@ -23,7 +23,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from fmacro.optimize.fdelta._inputs import check_positive_int
-from fmacro.validation._values import read_only_copies
+from fmacro.validation.values import read_only_copies
 from fmacro.validation.checks import check_seed
 from fmacro.validation.counts import frozen_array
 

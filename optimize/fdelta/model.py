@@ -11,7 +11,7 @@ import attrs
 import numpy as np
 from numpy.typing import NDArray
 
-from fmacro.validation._values import read_only_copies
+from fmacro.validation.values import read_only_copies
 from fmacro.validation.checks import as_float_array, is_sparse
 
 __all__ = ["Perceptron"]

@@ -50,7 +50,7 @@ from fmacro.optimize.fdelta._inputs import (
     check_gamma,
     encode_labels,
 )
-from fmacro.validation._values import read_only_copies
+from fmacro.validation.values import read_only_copies
 from fmacro.validation.checks import check_same_length
 from fmacro.validation.counts import frozen_array
 

@@ -27,8 +27,8 @@ import numba
 import numpy as np
 from numpy.typing import NDArray
 
-from fmacro.optimize._inputs import as_binary_labels
-from fmacro.validation._kernels._dispatch import kernel
+from fmacro.optimize.inputs import as_binary_labels
+from fmacro.validation.dispatch import kernel
 from fmacro.validation.checks import as_float_array, check_exact_in_float64, is_sparse
 from fmacro.validation.labels import numpy_from_pandas
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 
-from fmacro.validation._kernels._dispatch import kernel
+from fmacro.validation.dispatch import kernel
 from fmacro.validation.measures import f_beta_kernel
 
 __all__ = [

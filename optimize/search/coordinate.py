@@ -18,7 +18,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from fmacro.optimize.search.points import ClassPoints, check_cuts
-from fmacro.validation._kernels._dispatch import kernel
+from fmacro.validation.dispatch import kernel
 from fmacro.validation.checks import check_beta
 from fmacro.validation.measures import f_beta_kernel
 

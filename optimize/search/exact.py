@@ -60,7 +60,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from fmacro.optimize._frames import names_from_frames
-from fmacro.optimize._inputs import check_time_limit
+from fmacro.optimize.inputs import check_time_limit
 from fmacro.optimize.search._exact_kernels import (
     best_completion,
     cap_ends,

@@ -37,7 +37,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from fmacro.optimize._frames import names_from_frames
-from fmacro.optimize._inputs import check_time_limit
+from fmacro.optimize.inputs import check_time_limit
 from fmacro.optimize.search._fbeta import argv
 from fmacro.optimize.search.exact import exact_from_sweep
 from fmacro.optimize.search.hull import Sweep, class_hulls, edge_sweep

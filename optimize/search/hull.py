@@ -30,8 +30,8 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from fmacro.optimize.search.points import ClassPoints
-from fmacro.validation._kernels._dispatch import kernel
-from fmacro.validation._values import read_only_copies
+from fmacro.validation.dispatch import kernel
+from fmacro.validation.values import read_only_copies
 
 __all__ = ["ClassHulls", "Sweep", "class_hulls", "edge_sweep"]
 

@@ -86,7 +86,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from fmacro.optimize._frames import common_columns
-from fmacro.optimize._inputs import (
+from fmacro.optimize.inputs import (
     as_binary_labels,
     check_empty_classes,
     kept_classes,
@@ -101,8 +101,8 @@ from fmacro.optimize.search._blocks import (
     sorted_positives,
 )
 from fmacro.validation import measures
-from fmacro.validation._kernels._dispatch import kernel
-from fmacro.validation._values import read_only_copies
+from fmacro.validation.dispatch import kernel
+from fmacro.validation.values import read_only_copies
 from fmacro.validation.checks import (
     INT64_MAX,
     check_exact_in_float64,

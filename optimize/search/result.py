@@ -25,7 +25,7 @@ from fmacro.optimize._frames import check_frame_columns
 from fmacro.optimize.rules import PerClassThresholds, TopK
 from fmacro.optimize.search.points import ClassPoints, check_cuts
 from fmacro.validation import measures
-from fmacro.validation._values import read_only_copies
+from fmacro.validation.values import read_only_copies
 from fmacro.validation.checks import check_beta, check_zero_division
 from fmacro.validation.counts import frozen_array
 from fmacro.validation.measures import f_beta_from_pr, macro_mean

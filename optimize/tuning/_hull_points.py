@@ -32,7 +32,7 @@ import attrs
 import numpy as np
 from numpy.typing import NDArray
 
-from fmacro.optimize._inputs import kept_classes, matching_shapes
+from fmacro.optimize.inputs import kept_classes, matching_shapes
 from fmacro.optimize.search._blocks import (
     dense_labels,
     dense_scores,
@@ -52,7 +52,7 @@ from fmacro.optimize.search.points import (
 )
 from fmacro.optimize.search.result import ThresholdResult
 from fmacro.optimize.tuning.smoothing import SmoothedPoints, empty_chance, sharing, smoothed_cut
-from fmacro.validation._kernels._dispatch import kernel
+from fmacro.validation.dispatch import kernel
 from fmacro.validation.checks import is_sparse
 
 __all__ = [

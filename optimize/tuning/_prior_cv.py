@@ -16,7 +16,7 @@ import attrs
 import numpy as np
 from numpy.typing import NDArray
 
-from fmacro.optimize._inputs import as_binary_labels, label_rows, matching_shapes, scores_checked
+from fmacro.optimize.inputs import as_binary_labels, label_rows, matching_shapes, scores_checked
 from fmacro.optimize._weighted import weighted_class_sizes, weighted_predicted_counts
 from fmacro.optimize.evaluation import predicted_counts, row_threshold_counts
 from fmacro.optimize.search._blocks import check_dense_scores, run_beside

@@ -27,7 +27,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from fmacro.optimize._frames import names_from_frames
-from fmacro.optimize._inputs import matrix_shape
+from fmacro.optimize.inputs import matrix_shape
 from fmacro.optimize.search.fixed_point import fixed_point
 from fmacro.optimize.search.points import ClassPoints
 from fmacro.optimize.search.result import ThresholdResult

@@ -42,7 +42,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from fmacro.optimize.search.points import ClassPoints
-from fmacro.validation._kernels._dispatch import kernel
+from fmacro.validation.dispatch import kernel
 from fmacro.validation.counts import frozen_array
 
 __all__ = [

@@ -48,7 +48,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from fmacro.optimize._frames import names_from_frames
-from fmacro.optimize._inputs import matching_shapes
+from fmacro.optimize.inputs import matching_shapes
 from fmacro.optimize.search.points import ClassPoints, as_points
 from fmacro.optimize.search.result import ThresholdResult
 from fmacro.optimize.tuning._hull_points import smoothed_hull_fit, walk_inputs

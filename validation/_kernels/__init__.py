@@ -57,7 +57,7 @@ First-call cost: numba compiles a kernel for each new combination of input dtype
 the serial and parallel variants separately on first use (about 1-3 s each, up to ~10 s
 for the parallel SWAR kernel on a loaded machine); the machine code is cached on disk
 (``cache=True``), so later processes load it in milliseconds. Every kernel is declared
-with ``_dispatch.kernel`` instead of ``numba.njit``: where the disk cache does not have
+with ``dispatch.kernel`` instead of ``numba.njit``: where the disk cache does not have
 it yet, a kernel runs interpreted (the same source, the same results bit for bit) while
 that costs less than compiling it, so small inputs never wait for the compiler
 (``FMACRO_KERNELS=compiled|interpreted`` forces a path).

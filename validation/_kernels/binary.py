@@ -8,7 +8,7 @@ import numpy as np
 from numba import prange
 
 from fmacro.validation._kernels._common import _PRANGE_ONLY, _n_chunks, _parallel, run_parallel
-from fmacro.validation._kernels._dispatch import kernel
+from fmacro.validation.dispatch import kernel
 
 _INT64_MAX = np.int64(2**63 - 1)
 _INT64_MIN = np.int64(-(2**63))

@@ -15,7 +15,7 @@ from fmacro.validation._kernels._common import (
     _n_chunks,
     run_parallel,
 )
-from fmacro.validation._kernels._dispatch import kernel
+from fmacro.validation.dispatch import kernel
 
 
 @kernel(inline="always")

@@ -16,7 +16,7 @@ from fmacro.validation._kernels._common import (
     _parallel,
     run_parallel,
 )
-from fmacro.validation._kernels._dispatch import kernel
+from fmacro.validation.dispatch import kernel
 
 
 @kernel(inline="always")

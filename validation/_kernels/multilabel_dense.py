@@ -15,7 +15,7 @@ from fmacro.validation._kernels._common import (
     _parallel,
     run_parallel,
 )
-from fmacro.validation._kernels._dispatch import kernel
+from fmacro.validation.dispatch import kernel
 
 _BYTE_ONES = np.uint64(0x0101010101010101)
 _EVEN_BYTES = np.uint64(0x00FF00FF00FF00FF)

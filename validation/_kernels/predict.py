@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from fmacro.validation._kernels._common import MultiLabelCounts
-from fmacro.validation._kernels._dispatch import kernel
+from fmacro.validation.dispatch import kernel
 
 
 @kernel

@@ -19,7 +19,7 @@ from fmacro.validation._kernels._common import (
     _parallel,
     run_parallel,
 )
-from fmacro.validation._kernels._dispatch import kernel
+from fmacro.validation.dispatch import kernel
 
 __all__ = ["weighted_label_sums", "weighted_outcome_sums"]
 

@@ -57,7 +57,7 @@ def register(subparsers: Any) -> None:
 
 def _read_scores(path: str) -> tuple[Any, Any]:
     from fmacro.optimize.io import load_scores_npz, read_xc
-    from fmacro.validation._files import checked_path, load_npy
+    from fmacro.validation.files import checked_path, load_npy
 
     file = checked_path(path)
     suffix = file.suffix.lower()
@@ -74,15 +74,15 @@ def _check_score_names(path: str, saved: Any) -> None:
     Thresholds are applied by position; a scores file naming its columns otherwise would
     get thresholds of other classes.
     """
-    from fmacro.validation._files import checked_path, reading
-    from fmacro.validation.io import _npz_classes
+    from fmacro.validation.files import checked_path, reading
+    from fmacro.validation.io import npz_classes
     from fmacro.validation.names import describe_names, text_names
 
     file = checked_path(path)
     if file.suffix.lower() != ".npz" or saved.classes is None:
         return
     with reading(file, ".npz file"), np.load(file, allow_pickle=False) as z:
-        named = _npz_classes(z, file)
+        named = npz_classes(z, file)
     if named is None:
         return
     ours, theirs = text_names(saved.classes), text_names(named.names)
@@ -152,7 +152,7 @@ def write_predictions(
 def run(args: argparse.Namespace) -> int:
     """Run the subcommand; returns the exit code (bad input raises, the CLI maps it to 2)."""
     from fmacro.optimize.io import read_rule
-    from fmacro.validation._files import check_output_path
+    from fmacro.validation.files import check_output_path
 
     if Path(args.output).suffix.lower() not in _OUTPUTS:
         raise ValueError(

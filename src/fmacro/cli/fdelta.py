@@ -219,7 +219,7 @@ def _run_patsi(args: argparse.Namespace) -> tuple[list[str], dict[str, Any]]:
 
 def run(args: argparse.Namespace) -> int:
     """Run the subcommand; returns the process exit code (0 ok, 2 bad input, 1 missing data)."""
-    from fmacro.validation._files import check_output_path
+    from fmacro.validation.files import check_output_path
 
     try:
         if args.output is not None:  # before the experiment, not after it

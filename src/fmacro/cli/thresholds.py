@@ -24,7 +24,7 @@ import numpy as np
 
 from fmacro.optimize.search.points import ClassPoints
 from fmacro.optimize.search.result import ThresholdResult
-from fmacro.validation._files import about_file, check_output_path, checked_path
+from fmacro.validation.files import about_file, check_output_path, checked_path
 from fmacro.validation.measures import f_beta_from_pr, mean_defined
 from fmacro.validation.report import format_table
 

@@ -270,7 +270,7 @@ def column_order(columns: NDArray[np.int64]) -> NDArray[np.int64]:
 
 
 def _check_empty_classes(empty_classes: str, zd: float) -> None:
-    from fmacro.optimize._inputs import check_empty_classes
+    from fmacro.optimize.inputs import check_empty_classes
 
     check_empty_classes(empty_classes, zd)
 

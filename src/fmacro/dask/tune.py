@@ -314,7 +314,7 @@ def tune(
     Each worker process compiles ``tune``'s walk kernels on its first call on large
     chunks (about 20 s on a shared 2-core machine, as in memory) unless numba's disk
     cache has them; on small chunks it runs them interpreted instead, while that costs
-    less (``fmacro.validation._kernels._dispatch``). To time warm workers, fill their
+    less (``fmacro.validation.dispatch``). To time warm workers, fill their
     cache first: one call with ``FMACRO_KERNELS=compiled`` in the workers' environment.
     """
     dask = import_dask()

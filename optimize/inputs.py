@@ -1,4 +1,6 @@
-"""Checks of the score and label matrices every optimize function takes (private).
+"""Checks of the score and label matrices every optimize function takes.
+
+Internal (not user API); its name is public because fmacro.dask builds on it too.
 
 One home for each check: shapes, 0/1 labels, finite scores, and which classes are kept
 (averaged) under ``empty_classes``. Everything here imports only :mod:`fmacro.validation`,
