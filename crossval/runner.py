@@ -263,12 +263,24 @@ def _is_dask_client(x: Any) -> bool:
     return all(callable(getattr(x, name, None)) for name in ("scatter", "submit", "gather"))
 
 
+def _dask_client_of(map: Any) -> Any:
+    """The dask Client that ``map`` is (``map=client``) or whose ``map`` it is
+    (``map=client.map``, which returns futures, not results), else None."""
+    if _is_dask_client(map):
+        return map
+    owner = getattr(map, "__self__", None)
+    if getattr(map, "__name__", None) == "map" and _is_dask_client(owner):
+        return owner
+    return None
+
+
 def _run_folds(
     map: Any, job: _FoldJob, folds: tuple[Fold, ...], advance: Callable[[], None]
 ) -> list[FoldResult]:
     """Each fold's result in fold order, however the folds run."""
-    if _is_dask_client(map):
-        return _run_on_dask(map, job, folds, advance)
+    client = _dask_client_of(map)
+    if client is not None:
+        return _run_on_dask(client, job, folds, advance)
     if isinstance(map, concurrent.futures.Executor):
         futures = {map.submit(job, fold): i for i, fold in enumerate(folds)}
         return _collect(futures, concurrent.futures.as_completed(futures), advance)
@@ -593,8 +605,9 @@ def cross_validate(
         How the folds run: a ``map(job, folds)`` function (the default is the built-in,
         sequential ``map``; e.g. ``ThreadPoolExecutor().map``), a
         ``concurrent.futures.Executor`` itself (each fold is submitted; the progress bar
-        advances as folds finish), or a ``dask.distributed.Client`` (the data and ``fit``
-        are scattered to the cluster once, each fold is a task; see ``fmacro.dask``).
+        advances as folds finish), or a ``dask.distributed.Client`` or its ``map``
+        (the data and ``fit`` are scattered to the cluster once, each fold is a task; see
+        ``fmacro.dask``).
         With processes (``ProcessPoolExecutor``, dask workers) ``fit`` must be picklable,
         e.g. a module-level function; a process pool pickles the data once per fold. Use
         ``mp_context=multiprocessing.get_context("spawn")`` once scikit-learn or another

@@ -432,6 +432,18 @@ def test_cross_validate_on_a_client_and_on_executors(client: Client) -> None:
     assert scattered <= 1
 
 
+def test_cross_validate_takes_the_clients_map_too(client: Client) -> None:
+    # client.map returns futures; cross_validate must run the folds as with map=client
+    # (it used to collect the futures themselves and fail on 'Future' has no 'validation')
+    X, Y = load_dataset("emotions", "train")
+    y = Y.argmax(axis=1)
+    splitter = StratifiedKFold(k=3, seed=1)
+    serial = cross_validate(centroid_fit, X, y, splitter)
+    on_dask = cross_validate(centroid_fit, X, y, splitter, map=client.map)
+    assert on_dask == serial
+    np.testing.assert_array_equal(on_dask.out_of_fold, serial.out_of_fold)
+
+
 def failing_fit(X_train: np.ndarray, y_train: np.ndarray) -> Callable[[Any], np.ndarray]:
     if 0.0 in X_train[:, 0]:
         raise RuntimeError("this fold's model failed")
