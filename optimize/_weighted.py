@@ -16,6 +16,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from fmacro.optimize.inputs import LabelRows, sparse_hits
+from fmacro.optimize.offsets import row_of_entries
 from fmacro.validation.checks import is_sparse
 
 __all__ = ["weighted_class_sizes", "weighted_predicted_counts"]
@@ -29,7 +30,7 @@ def weighted_class_sizes(
     y: LabelRows, weights: NDArray[np.float64], n_columns: int
 ) -> NDArray[np.float64]:
     """Total weight of each column's positive objects."""
-    rows = np.repeat(np.arange(weights.size, dtype=np.int64), np.diff(y.indptr))
+    rows = row_of_entries(y.indptr)  # one row per weight (checked against the rows)
     sizes = np.bincount(y.indices, weights=weights[rows], minlength=n_columns)
     return np.asarray(sizes, dtype=np.float64)
 

@@ -15,6 +15,7 @@ from typing import Any, NamedTuple
 import numpy as np
 from numpy.typing import NDArray
 
+from fmacro.optimize.offsets import indptr_from_counts, row_of_entries
 from fmacro.validation.checks import as_float_array, check_exact_in_float64, is_sparse
 from fmacro.validation.labels import numpy_from_pandas
 
@@ -117,7 +118,7 @@ class LabelRows(NamedTuple):
         if self.dense is not None:
             return self.dense
         out = np.zeros(shape, dtype=bool)
-        out[np.repeat(np.arange(shape[0]), np.diff(self.indptr)), self.indices] = True
+        out[row_of_entries(self.indptr), self.indices] = True
         return out
 
 
@@ -134,8 +135,7 @@ def label_rows(labels: Any) -> LabelRows:
         )
     dense = as_binary_labels(labels, "labels")
     rows, cols = np.nonzero(dense)  # row-major: columns come sorted within each row
-    indptr = np.zeros(dense.shape[0] + 1, dtype=np.int64)
-    np.cumsum(np.bincount(rows, minlength=dense.shape[0]), out=indptr[1:])
+    indptr = indptr_from_counts(np.bincount(rows, minlength=dense.shape[0]))
     return LabelRows(indptr, cols.astype(np.int64), dense)
 
 
@@ -145,12 +145,12 @@ def sparse_hits(
     """``(row, col, is_positive)`` of the retrieved entries of CSR ``s`` at or above their
     column's threshold (a ``-inf`` threshold is left to the caller: it predicts every
     object, retrieved or not), and whether ``y`` labels each of them positive."""
-    n, m = s.shape
-    row = np.repeat(np.arange(n, dtype=np.int64), np.diff(s.indptr))
+    m = s.shape[1]
+    row = row_of_entries(s.indptr)
     col = np.asarray(s.indices, dtype=np.int64)
     hit = (s.data >= thr[col]) & ~np.isneginf(thr[col])
     keys = row[hit] * m + col[hit]
-    label_keys = np.repeat(np.arange(n, dtype=np.int64), np.diff(y.indptr)) * m + y.indices
+    label_keys = row_of_entries(y.indptr) * m + y.indices
     if label_keys.size:
         at = np.minimum(np.searchsorted(label_keys, keys), label_keys.size - 1)
         is_pos = label_keys[at] == keys

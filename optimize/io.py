@@ -35,9 +35,12 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from fmacro.optimize.inputs import as_binary_labels
+from fmacro.optimize.offsets import indptr_from_counts
 from fmacro.optimize.rules import PerClassThresholds, TopK
 from fmacro.optimize.search.points import ClassPoints
 from fmacro.optimize.search.result import ThresholdResult
+from fmacro.validation.checks import as_float_array, is_sparse
+from fmacro.validation.counts import frozen_array
 from fmacro.validation.files import (
     check_numpy_file,
     checked_path,
@@ -46,7 +49,6 @@ from fmacro.validation.files import (
     read_text,
     reading,
 )
-from fmacro.validation.checks import as_float_array, is_sparse
 from fmacro.validation.names import ClassName
 
 __all__ = [
@@ -68,11 +70,6 @@ __all__ = [
 PathLike = str | os.PathLike[str]
 _INT64_MAX = int(np.iinfo(np.int64).max)
 Support = Mapping[int, int] | ArrayLike | PathLike
-
-
-def _ro(arr: NDArray[Any]) -> NDArray[Any]:
-    arr.flags.writeable = False
-    return arr
 
 
 @attrs.frozen(eq=False)
@@ -193,14 +190,15 @@ def parse_ranked_lists(path: PathLike) -> RankedLists:
     if not ids:
         raise ValueError(f"{p} holds no class line; expected 'class_id label label ...' lines")
     lengths = np.fromiter((c.size for c in chunks), dtype=np.int64, count=len(chunks))
-    indptr = np.zeros(len(chunks) + 1, dtype=np.int64)
-    np.cumsum(lengths, out=indptr[1:])
+    indptr = indptr_from_counts(lengths)
     flat = np.concatenate(chunks) if indptr[-1] else np.zeros(0, dtype=np.uint8)
     return RankedLists(
-        class_ids=_ro(np.asarray(ids, dtype=np.int64)),
-        labels=_ro(flat),
-        indptr=_ro(indptr),
-        line_numbers=_ro(np.asarray(lines, dtype=np.int64)),
+        # frozen_array copies what this function just built: one byte per label (and
+        # 8 per line), small next to the text those labels were parsed from
+        class_ids=frozen_array(ids, np.int64),
+        labels=frozen_array(flat),
+        indptr=frozen_array(indptr),
+        line_numbers=frozen_array(lines, np.int64),
     )
 
 

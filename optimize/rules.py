@@ -20,9 +20,10 @@ import numpy as np
 from numpy.typing import NDArray
 
 from fmacro.optimize.inputs import matrix_shape, scores_checked
-from fmacro.validation.values import read_only_copies
+from fmacro.optimize.offsets import row_of_entries
 from fmacro.validation.checks import is_sparse
 from fmacro.validation.counts import frozen_array
+from fmacro.validation.values import read_only_copies
 
 __all__ = [
     "PerClassThresholds",
@@ -196,7 +197,7 @@ def top_entries(scores: Any, k_max: int) -> tuple[NDArray[np.int64], NDArray[np.
     """
     if is_sparse(scores):
         n, _ = scores.shape
-        row = np.repeat(np.arange(n), np.diff(scores.indptr))
+        row = row_of_entries(scores.indptr)
         order = np.lexsort((scores.indices, -scores.data, row))
         row_o = row[order]
         starts = np.asarray(scores.indptr[:-1])

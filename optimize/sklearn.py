@@ -13,6 +13,11 @@ the mean of per-class F (macro-F). See :mod:`fmacro.optimize.search.fixed_point`
 
 scikit-learn stays an optional dependency of fmacro: this module is imported only
 on demand (``optimize.sklearn``) and needs scikit-learn >= 1.6.
+
+This module holds the estimator; its parts are private modules next to it:
+``optimize._sklearn_cv`` (folds, metadata routing, fit-parameter subsets),
+``optimize._sklearn_columns`` (estimator outputs as score columns, DataFrame label
+columns) and ``optimize._sklearn_objectives`` (objectives, their searches and values).
 """
 
 from __future__ import annotations
@@ -20,36 +25,39 @@ from __future__ import annotations
 import numbers
 import sys
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
-import attrs
 import numpy as np
 from numpy.typing import NDArray
 
 try:
-    from sklearn import get_config
     from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clone
     from sklearn.utils import _safe_indexing, get_tags, indexable
-    from sklearn.utils.metadata_routing import MetadataRouter, MethodMapping, process_routing
+    from sklearn.utils.metadata_routing import MetadataRouter, MethodMapping
     from sklearn.utils.metaestimators import available_if
     from sklearn.utils.multiclass import check_classification_targets, type_of_target
     from sklearn.utils.validation import check_is_fitted, column_or_1d
 except ImportError as exc:  # pragma: no cover - exercised only without scikit-learn
     raise ImportError("optimize.sklearn needs scikit-learn (pip install scikit-learn)") from exc
 
-from fmacro.crossval import KFold
-from fmacro.optimize.inputs import as_binary_labels
+from fmacro.optimize._sklearn_columns import check_label_columns as _check_label_columns
+from fmacro.optimize._sklearn_columns import frame_columns as _frame_columns
+from fmacro.optimize._sklearn_columns import multiclass_scores, multilabel_scores
+from fmacro.optimize._sklearn_cv import cv_splits, routed_params
+from fmacro.optimize._sklearn_cv import fold_seed as _fold_seed  # noqa: F401 (old name)
+from fmacro.optimize._sklearn_cv import subset_params as _subset
+from fmacro.optimize._sklearn_objectives import objective_value as _objective_value
+from fmacro.optimize._sklearn_objectives import resolve_objective, search_thresholds
 from fmacro.optimize.baselines import cyclic, global_threshold, per_class
-from fmacro.optimize.rules import PerClassThresholds
+from fmacro.optimize.inputs import as_binary_labels
 from fmacro.optimize.search.domain import domain
 from fmacro.optimize.search.fixed_point import fixed_point
 from fmacro.optimize.search.result import ThresholdResult
 from fmacro.optimize.tuning import tune
 from fmacro.validation.checks import check_beta, check_same_length, check_zero_division, is_sparse
 from fmacro.validation.labels import numpy_from_pandas
-from fmacro.validation.measures import f_beta_from_counts, macro_from_counts, macro_mean
-from fmacro.validation.names import ClassName, check_class_names, describe_names, name_key
+from fmacro.validation.names import ClassName, check_class_names
 from fmacro.validation.weights import check_sample_weight
 
 __all__ = ["METHODS", "OBJECTIVES", "FMacroThresholdClassifier"]
@@ -385,70 +393,6 @@ class FMacroThresholdClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimat
             "(e.g. SVC(probability=True)) or another response_method"
         )
 
-    def _splits(
-        self, X: Any, y: Any, split_params: Mapping[str, Any]
-    ) -> list[tuple[NDArray[np.intp], NDArray[np.intp]]]:
-        """The (train, test) index pairs of ``cv``; ``split_params`` go to its ``split``."""
-        cv = self.cv
-        pairs: Any
-        if isinstance(cv, numbers.Integral) and not isinstance(cv, (bool, np.bool_)):
-            if int(cv) < 2:
-                raise ValueError(f"cv must be an integer >= 2 folds, got {cv!r}")
-            if not self._multilabel:
-                largest = int(np.unique(y, return_counts=True)[1].max())
-                if largest < int(cv):
-                    raise ValueError(
-                        f"cv={int(cv)} stratified folds need a class with at least "
-                        f"{int(cv)} samples, but the largest class of y has {largest}; "
-                        "pass a smaller cv"
-                    )
-            pairs = self._int_splitter(int(cv)).split(X, y)
-        elif not isinstance(cv, (str, bytes)) and hasattr(cv, "split"):
-            pairs = cv.split(X, y, **split_params)
-        elif not isinstance(cv, (str, bytes)) and isinstance(cv, Iterable):
-            pairs = cv
-        else:
-            raise ValueError(
-                "cv must be an integer >= 2, a splitter with split(X, y), an iterable "
-                f"of (train, test) index pairs, or 'prefit'; got {cv!r}"
-            )
-        out = [(np.asarray(tr, dtype=np.intp), np.asarray(te, dtype=np.intp)) for tr, te in pairs]
-        if not out:
-            raise ValueError("cv yielded no (train, test) split")
-        return out
-
-    def _int_splitter(self, k: int) -> Any:
-        """The splitter of an integer ``cv``: scikit-learn's ``check_cv`` folds.
-
-        Binary and multiclass targets: scikit-learn's ``StratifiedKFold(k)``; multi-label
-        targets: ``KFold(k)`` (fmacro's, whose unshuffled folds are scikit-learn's). In
-        sample order unless ``random_state`` is given, which shuffles them seeded.
-        """
-        seed = _fold_seed(self.random_state)
-        if self._multilabel:
-            return KFold(k=k, shuffle=seed is not None, seed=seed)
-        from sklearn.model_selection import StratifiedKFold
-
-        return StratifiedKFold(n_splits=k, shuffle=seed is not None, random_state=seed)
-
-    def _routed_params(self, params: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
-        """(parameters of ``estimator.fit``, parameters of ``cv.split``) of one ``fit``.
-
-        With scikit-learn's metadata routing enabled, :func:`process_routing` routes them
-        as :meth:`get_metadata_routing` declares (and raises for metadata whose request is
-        unset); otherwise every fit parameter, ``sample_weight`` included, goes to
-        ``estimator.fit`` and none to the splitter.
-        """
-        if get_config().get("enable_metadata_routing", False):
-            routed = process_routing(self, "fit", **params)
-            # cv="prefit" routes to neither (see get_metadata_routing)
-            estimator, splitter = routed.get("estimator"), routed.get("splitter")
-            return (
-                {} if estimator is None else dict(estimator["fit"]),
-                {} if splitter is None else dict(splitter["split"]),
-            )
-        return dict(params), {}
-
     # ------------------------------------------------------------------ targets
 
     def _encode_targets(self, y: Any) -> tuple[Any, NDArray[np.bool_]]:
@@ -526,77 +470,8 @@ class FMacroThresholdClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimat
         raw = getattr(est, name)(X)
         n_cols = self.classes_.shape[0]
         if self._multilabel:
-            return self._multilabel_scores(est, raw, name, n_cols)
-        return self._multiclass_scores(est, raw, name, n_cols)
-
-    @staticmethod
-    def _multilabel_scores(est: Any, raw: Any, name: str, n_cols: int) -> NDArray[np.float64]:
-        if isinstance(raw, list):
-            if len(raw) != n_cols:
-                raise ValueError(
-                    f"{type(est).__name__}.{name} returned a list of {len(raw)} arrays, "
-                    f"expected one per label ({n_cols})"
-                )
-            est_classes = getattr(est, "classes_", None)
-            cols = []
-            for k, part in enumerate(raw):
-                arr = np.asarray(part, dtype=np.float64)
-                if arr.ndim == 1:
-                    cols.append(arr)
-                    continue
-                ck = (
-                    np.asarray(est_classes[k])
-                    if isinstance(est_classes, list)
-                    else np.arange(arr.shape[1])
-                )
-                hit = np.flatnonzero(ck == 1)
-                if hit.size:
-                    cols.append(arr[:, hit[0]])
-                else:  # label constant 0 in this training part: never positive
-                    cols.append(
-                        np.zeros(arr.shape[0])
-                        if name == "predict_proba"
-                        else np.full(arr.shape[0], -1.0)
-                    )
-            return np.ascontiguousarray(np.column_stack(cols), dtype=np.float64)
-        arr = np.asarray(raw.toarray() if is_sparse(raw) else raw, dtype=np.float64)
-        if arr.ndim != 2 or arr.shape[1] != n_cols:
-            raise ValueError(
-                f"{type(est).__name__}.{name} returned shape {arr.shape}; a multi-label "
-                f"estimator must score each of the {n_cols} labels (an (n_samples, "
-                f"{n_cols}) array or a list of {n_cols} per-label arrays)"
-            )
-        return np.ascontiguousarray(arr)
-
-    def _multiclass_scores(self, est: Any, raw: Any, name: str, n_cols: int) -> NDArray[np.float64]:
-        arr = np.asarray(raw, dtype=np.float64)
-        est_classes = np.asarray(getattr(est, "classes_", self.classes_))
-        if arr.ndim == 1:  # binary decision_function: score of est_classes[1]
-            if est_classes.shape[0] != 2:
-                raise ValueError(
-                    f"{type(est).__name__}.{name} returned 1-D scores but the estimator "
-                    f"has {est_classes.shape[0]} classes"
-                )
-            arr = np.column_stack([-arr, arr])
-        if arr.ndim != 2 or arr.shape[1] != est_classes.shape[0]:
-            raise ValueError(
-                f"{type(est).__name__}.{name} returned shape {arr.shape}, expected "
-                f"(n_samples, {est_classes.shape[0]}) for its classes"
-            )
-        if est_classes.shape[0] == n_cols and np.array_equal(est_classes, self.classes_):
-            return np.ascontiguousarray(arr)
-        pos = np.searchsorted(self.classes_, est_classes)
-        pos = np.minimum(pos, n_cols - 1)
-        if not np.array_equal(self.classes_[pos], est_classes):
-            raise ValueError(
-                f"{type(est).__name__} has classes {est_classes.tolist()} not among the "
-                f"classes of y {self.classes_.tolist()}"
-            )
-        # a class missing from a training part is never scored: fill below every score
-        fill = 0.0 if name == "predict_proba" else (float(arr.min()) - 1.0 if arr.size else 0.0)
-        out = np.full((arr.shape[0], n_cols), fill)
-        out[:, pos] = arr
-        return out
+            return multilabel_scores(est, raw, name, n_cols)
+        return multiclass_scores(est, raw, name, self.classes_, n_cols)
 
     # ------------------------------------------------------------------ fit
 
@@ -636,7 +511,7 @@ class FMacroThresholdClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimat
         prefit = isinstance(self.cv, str) and self.cv == "prefit"
         if prefit and self.refit:
             raise ValueError("cv='prefit' uses the given fitted estimator: set refit=False")
-        fit_params, split_params = self._routed_params(params)
+        fit_params, split_params = routed_params(self, params)
         X, y = indexable(X, y)
         n = check_same_length(X=X, y=y)
         y_fit, indicator = self._encode_targets(y)
@@ -649,7 +524,14 @@ class FMacroThresholdClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimat
             labels = indicator
             tuning_weights = weights
         else:
-            splits = self._splits(X, y_fit, split_params)
+            splits = cv_splits(
+                self.cv,
+                X,
+                y_fit,
+                split_params,
+                multilabel=self._multilabel,
+                random_state=self.random_state,
+            )
             if not self.refit and len(splits) != 1:
                 raise ValueError(
                     f"refit=False keeps the estimator of a single split, but cv yields "
@@ -683,9 +565,28 @@ class FMacroThresholdClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimat
                 "y has no positive label in the samples used for tuning; F-macro "
                 "thresholds need at least one positive"
             )
-        objective, pos = self._resolve_objective()
+        objective, pos = resolve_objective(
+            self.objective,
+            method=self.method,
+            pos_label=self.pos_label,
+            classes=self.classes_,
+            multilabel=self._multilabel,
+        )
         start = time.perf_counter()
-        result = self._search(search, objective, pos, scores, labels, beta, zd, tuning_weights)
+        result = search_thresholds(
+            search,
+            objective,
+            pos,
+            scores,
+            labels,
+            beta,
+            zd,
+            tuning_weights,
+            method=self.method,
+            prior=self.prior,
+            classes=self.classes_,
+            multilabel=self._multilabel,
+        )
         self.objective_ = objective
         self.pos_label_ = None if pos is None else self.classes_[pos]
         self._pos = pos
@@ -712,106 +613,6 @@ class FMacroThresholdClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimat
             print(
                 f"[{type(self).__name__}] {message} ({elapsed:.2f} s)", file=sys.stderr, flush=True
             )
-
-    def _resolve_objective(self) -> tuple[str, int | None]:
-        """(objective, column of the positive class for "f_beta" else None)."""
-        binary = not self._multilabel and self.classes_.shape[0] == 2
-        objective = self.objective
-        if objective == "auto":
-            objective = "f_beta" if binary else "f_macro"
-        target = (
-            "a multi-label target"
-            if self._multilabel
-            else f"a target with {self.classes_.shape[0]} classes"
-        )
-        if objective == "f_beta" and not binary:
-            raise ValueError(
-                "objective='f_beta' tunes the positive class of a binary target, but y is "
-                f"{target}; use 'f_macro', 'macro_f' or 'micro_f'"
-            )
-        if objective == "micro_f" and not self._multilabel:
-            raise ValueError(
-                f"objective='micro_f' needs a multi-label target, but y is {target} (with "
-                "one label per sample, micro-F of the predicted labels is their accuracy); "
-                "use 'f_beta' (binary), 'f_macro' or 'macro_f'"
-            )
-        if objective == "macro_f" and self.method not in ("tune", "per_class"):
-            raise ValueError(
-                "objective='macro_f' is maximized by each class's own F_beta optimum: "
-                f"method must be 'tune' or 'per_class', got {self.method!r}"
-            )
-        if objective != "f_beta":
-            if self.pos_label is not None:
-                raise ValueError(
-                    f"pos_label is used with objective='f_beta' only, got pos_label="
-                    f"{self.pos_label!r} with objective={objective!r}"
-                )
-            return objective, None
-        if self.pos_label is None:
-            return objective, 1
-        hit = np.flatnonzero(self.classes_ == self.pos_label)
-        if hit.size != 1:
-            raise ValueError(
-                f"pos_label must be one of the classes of y {self.classes_.tolist()}, got "
-                f"{self.pos_label!r}"
-            )
-        return objective, int(hit[0])
-
-    def _search(
-        self,
-        search: Callable[..., ThresholdResult],
-        objective: str,
-        pos: int | None,
-        scores: NDArray[np.float64],
-        labels: NDArray[np.bool_],
-        beta: float,
-        zd: float,
-        weights: NDArray[np.float64] | None = None,
-    ) -> ThresholdResult:
-        def run(
-            searcher: Callable[..., ThresholdResult],
-            s: NDArray[np.float64],
-            y: NDArray[np.bool_],
-            w: NDArray[np.float64] | None,
-            **options: Any,
-        ) -> ThresholdResult:
-            if w is None:
-                return searcher(s, y, beta=beta, zero_division=zd, **options)
-            # weighted samples: every search takes them (on weighted class points), tune's
-            # prior="cv" and its rule for classes without tuning positives included
-            return searcher(s, y, beta=beta, zero_division=zd, sample_weight=w, **options)
-
-        extra: dict[str, Any] = {}
-        if self.method == "tune":
-            # a class without tuning positives: predicted for every sample in multi-label
-            # targets (tune's default), never in single-label ones, where -inf would win
-            # every argmax of the margins
-            extra = {"prior": self.prior, "unseen": "prior" if self._multilabel else "never"}
-        if objective == "f_macro":
-            return run(search, scores, labels, weights, **extra)
-        if objective == "macro_f":
-            if self.method == "tune":
-                return run(tune, scores, labels, weights, method="per_class", **extra)
-            return run(per_class, scores, labels, weights)
-        if objective == "f_beta":
-            assert pos is not None
-            if not labels[:, pos].any():
-                raise ValueError(
-                    f"the positive class {self.classes_[pos]!r} has no sample among the "
-                    "out-of-fold rows used for tuning"
-                )
-            # F-macro of one class is that class's F_beta: any method cuts its ranking
-            return run(search, scores[:, [pos]], labels[:, [pos]], weights, **extra)
-        # micro_f: one threshold for all labels, the best cut of the pooled ranking
-        pooled_weights = None if weights is None else np.repeat(weights, scores.shape[1])
-        pooled = run(search, scores.reshape(-1, 1), labels.reshape(-1, 1), pooled_weights, **extra)
-        shared = np.full(scores.shape[1], pooled.thresholds[0])
-        return attrs.evolve(
-            pooled,
-            thresholds=shared,
-            rule=PerClassThresholds(shared),
-            diagnostics={**pooled.diagnostics, "objective": "micro_f", "pooled_rows": labels.size},
-        )
 
     def _named(self, result: ThresholdResult, pos: int | None) -> ThresholdResult:
         """``result`` with its columns named: the classes, or a DataFrame target's columns."""
@@ -966,110 +767,3 @@ class FMacroThresholdClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimat
             multi_label = bool(base.classifier_tags.multi_label or base.target_tags.multi_output)
         tags.classifier_tags.multi_label = multi_label
         return tags
-
-
-def _fold_seed(random_state: Any) -> int | None:
-    """Seed of the shuffled folds of an integer ``cv``; ``None``: folds in sample order.
-
-    An int in ``[0, 2**32 - 1]`` is the seed (as scikit-learn's ``random_state``); a
-    ``numpy.random.RandomState`` draws one (new folds at each ``fit``).
-    """
-    expected = "None, an int in [0, 2**32 - 1] or a numpy.random.RandomState"
-    if random_state is None:
-        return None
-    if isinstance(random_state, np.random.RandomState):
-        return int(random_state.randint(np.iinfo(np.int32).max))
-    if isinstance(random_state, (bool, np.bool_)) or not isinstance(random_state, numbers.Integral):
-        raise TypeError(f"random_state must be {expected}, got {random_state!r}")
-    if not 0 <= int(random_state) < 2**32:
-        raise ValueError(f"random_state must be {expected}, got {int(random_state)}")
-    return int(random_state)
-
-
-def _objective_value(
-    labels: NDArray[np.bool_],
-    decisions: NDArray[np.bool_],
-    objective: str,
-    pos: int | None,
-    beta: float,
-    zd: float,
-    weights: NDArray[np.float64] | None = None,
-) -> float:
-    """``objective`` of one-vs-rest ``decisions`` against ``labels`` (both (N, K) bool).
-
-    Averages over classes run over the columns with a positive label (as the searches),
-    by the 0/0 rule of :mod:`fmacro.validation.measures` (as :meth:`score`: under
-    ``zero_division=nan`` undefined classes are left out); with ``weights`` every sample
-    counts its weight.
-    """
-    w = np.ones(labels.shape[0]) if weights is None else weights
-    tp = w @ (labels & decisions)
-    fp = w @ (~labels & decisions)
-    fn = w @ (labels & ~decisions)
-    if objective == "f_beta":
-        assert pos is not None
-        return float(f_beta_from_counts(tp[pos], fp[pos], fn[pos], beta, zd))
-    if objective == "micro_f":
-        return float(f_beta_from_counts(tp.sum(), fp.sum(), fn.sum(), beta, zd))
-    kept = labels.any(axis=0)
-    tp, fp, fn = tp[kept], fp[kept], fn[kept]
-    if objective == "macro_f":
-        return float(macro_mean(f_beta_from_counts(tp, fp, fn, beta, zd)))
-    return float(macro_from_counts(tp, fp, tp + fn, beta, zd)[2])
-
-
-def _subset(params: Mapping[str, Any], idx: NDArray[np.intp], n: int) -> dict[str, Any]:
-    """Fit parameters for a row subset: per-sample arrays are indexed, others kept."""
-    out: dict[str, Any] = {}
-    for key, value in params.items():
-        shape = getattr(value, "shape", None)
-        if shape is not None:
-            length = shape[0] if len(shape) > 0 else None
-        else:
-            length = len(value) if isinstance(value, (list, tuple)) else None
-        out[key] = _safe_indexing(value, idx) if length == n else value
-    return out
-
-
-def _frame_columns(y: Any) -> list[Any] | None:
-    """The column names of a DataFrame ``y`` (two dimensions and ``columns``), else None."""
-    if getattr(y, "ndim", None) != 2 or not hasattr(y, "columns"):
-        return None
-    return list(y.columns.tolist())
-
-
-def _check_label_columns(given: tuple[ClassName, ...], fitted: tuple[ClassName, ...]) -> None:
-    """Refuse DataFrame columns of ``y`` that are not the fitted label columns, in order.
-
-    Names are compared by :mod:`fmacro.validation.names` (``1`` and ``"1"`` differ, NaN
-    equals NaN).
-    """
-    keys = [name_key(n) for n in given]
-    fitted_keys = [name_key(n) for n in fitted]
-    if keys == fitted_keys:
-        return
-    fix = "y[clf.label_names_in_]"
-    if set(keys) == set(fitted_keys):  # both lists hold unique names
-        raise ValueError(
-            "y has the label columns the classifier was fitted with, but in another order "
-            f"({describe_names(given)} instead of {describe_names(fitted)}); as scikit-learn "
-            "requires of X's feature names, they must come in the order seen at fit: "
-            f"pass {fix}"
-        )
-    known, present = set(fitted_keys), set(keys)
-    unseen = [n for n, k in zip(given, keys, strict=True) if k not in known]
-    missing = [n for n, k in zip(fitted, fitted_keys, strict=True) if k not in present]
-    parts = []
-    if unseen:
-        parts.append(f"unseen at fit: {describe_names(unseen)}")
-    if missing:
-        parts.append(f"seen at fit, yet now missing: {describe_names(missing)}")
-    remedy = (
-        f"select them: {fix}"
-        if not missing
-        else f"rename or add them so that {fix} selects the fitted labels"
-    )
-    raise ValueError(
-        "y's columns must be the label columns the classifier was fitted with "
-        f"({'; '.join(parts)}); {remedy}"
-    )

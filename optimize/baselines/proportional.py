@@ -12,6 +12,7 @@ from numpy.typing import ArrayLike
 
 from fmacro.optimize._frames import names_from_frames
 from fmacro.optimize.baselines._sweep import nonempty_cuts, sweep_cuts
+from fmacro.optimize.offsets import group_of_entries
 from fmacro.optimize.search.points import ClassPoints, as_points
 from fmacro.optimize.search.result import ThresholdResult
 from fmacro.validation.checks import as_float_array, check_beta
@@ -81,7 +82,7 @@ def proportional(
             raise ValueError(f"priors must be >= 0, found {float(pr.min())!r}")
         prior = pr[pts.class_index]
     idx = nonempty_cuts(pts)
-    owner = np.repeat(np.arange(pts.n_classes), np.asarray(pts.n_cuts))[idx]
+    owner = group_of_entries(pts.n_cuts)[idx]
     expected = prior[owner] * n_obj
     keep = expected > 0
     idx, owner, expected = idx[keep], owner[keep], expected[keep]

@@ -14,6 +14,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from fmacro.optimize._frames import names_from_frames
+from fmacro.optimize._weighted import weighted_class_sizes
 from fmacro.optimize.inputs import (
     check_empty_classes,
     kept_classes,
@@ -21,7 +22,7 @@ from fmacro.optimize.inputs import (
     matching_shapes,
     scores_checked,
 )
-from fmacro.optimize._weighted import weighted_class_sizes
+from fmacro.optimize.offsets import row_of_entries
 from fmacro.optimize.rules import TopK, check_k, predict_top_k, top_entries
 from fmacro.optimize.search.result import ThresholdResult
 from fmacro.validation.checks import check_beta, check_zero_division
@@ -101,7 +102,7 @@ def top_k(
         kk = min(check_k(k_max, "k_max"), m)
     _, cols = top_entries(s, kk)
     rows = np.arange(n)
-    label_keys = np.repeat(np.arange(n, dtype=np.int64), np.diff(y.indptr)) * m + y.indices
+    label_keys = row_of_entries(y.indptr) * m + y.indices
     tp = np.zeros(m, dtype=sizes.dtype)
     npred = np.zeros(m, dtype=sizes.dtype)
     f_by_k = np.empty(kk)

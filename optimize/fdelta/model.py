@@ -11,16 +11,16 @@ import attrs
 import numpy as np
 from numpy.typing import NDArray
 
-from fmacro.validation.values import read_only_copies
 from fmacro.validation.checks import as_float_array, is_sparse
+from fmacro.validation.counts import frozen_array
+from fmacro.validation.values import read_only_copies
 
 __all__ = ["Perceptron"]
 
 
 def _readonly_float_vector(value: Any) -> NDArray[np.float64]:
-    arr = np.array(value, dtype=np.float64, ndmin=1)  # always a private copy
-    arr.flags.writeable = False
-    return arr
+    # A read-only private copy, at least 1-D (a scalar is a vector of one)
+    return frozen_array(np.atleast_1d(np.asarray(value, dtype=np.float64)))
 
 
 @read_only_copies
@@ -125,8 +125,3 @@ class Perceptron:
         is_a = arr @ self.weights >= self.bias
         out = np.where(is_a, self.labels[0], self.labels[1]).astype(np.int64)
         return int(out[0]) if single else out
-
-    def with_weights(self, w: Any) -> Perceptron:
-        """A copy with the paper's weight vector ``w = [bias, w_1, ..., w_d]``."""
-        vec = np.asarray(w, dtype=np.float64)
-        return attrs.evolve(self, weights=vec[1:], bias=float(vec[0]))

@@ -12,6 +12,8 @@ import attrs
 import numpy as np
 from numpy.typing import NDArray
 
+from fmacro.validation.counts import frozen_array
+
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
@@ -34,10 +36,12 @@ _Display = TypeVar("_Display")
 
 
 def _ro(values: Any, dtype: Any = np.float64) -> NDArray[Any]:
-    """A read-only copy of ``values`` (displays are frozen, and so are their arrays)."""
-    arr = np.array(values, dtype=dtype)
-    arr.flags.writeable = False
-    return arr
+    """A read-only copy of ``values`` (displays are frozen, and so are their arrays).
+
+    :func:`~fmacro.validation.counts.frozen_array` with float64 by default: the displays'
+    arrays are mostly precision, recall and F values.
+    """
+    return frozen_array(values, dtype)
 
 
 def _done(display: _Display, ax: Any, fig: Any) -> _Display:

@@ -28,8 +28,9 @@ import numpy as np
 from numpy.typing import NDArray
 
 from fmacro.optimize.inputs import as_binary_labels
-from fmacro.validation.dispatch import kernel
+from fmacro.optimize.offsets import indptr_from_counts
 from fmacro.validation.checks import as_float_array, check_exact_in_float64, is_sparse
+from fmacro.validation.dispatch import kernel
 from fmacro.validation.labels import numpy_from_pandas
 
 __all__ = [
@@ -175,7 +176,7 @@ def map_blocks(
     """
     kept = np.zeros(s.shape[1], dtype=bool)
     kept[columns] = True
-    kept_before = np.concatenate(([0], np.cumsum(kept)))
+    kept_before = indptr_from_counts(kept)
 
     def run(blk: slice) -> _T:
         sel = kept[blk]

@@ -29,7 +29,9 @@ import attrs
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from fmacro.optimize.offsets import group_of_entries
 from fmacro.optimize.search.points import ClassPoints
+from fmacro.validation.counts import frozen_array
 from fmacro.validation.dispatch import kernel
 from fmacro.validation.values import read_only_copies
 
@@ -37,10 +39,9 @@ __all__ = ["ClassHulls", "Sweep", "class_hulls", "edge_sweep"]
 
 
 def _ro(a: NDArray) -> NDArray:
-    # Always a copy: a value never aliases an array it was given.
-    a = np.array(a, copy=True, order="C")
-    a.flags.writeable = False
-    return a
+    # Always a copy (a value never aliases an array it was given). frozen_array keeps the
+    # memory order where the old copy asked for C order: the same for these 1-D arrays.
+    return frozen_array(a)
 
 
 @read_only_copies
@@ -82,7 +83,7 @@ class ClassHulls:
     @cached_property
     def edge_class(self) -> NDArray[np.int64]:
         """Kept-class index of each edge."""
-        return _ro(np.repeat(np.arange(self.n_classes, dtype=np.int64), self.n_vertices - 1))
+        return _ro(group_of_entries(self.n_vertices - 1))
 
     @cached_property
     def edge_dp(self) -> NDArray[np.float64]:
@@ -93,10 +94,6 @@ class ClassHulls:
     def edge_dr(self) -> NDArray[np.float64]:
         """Change of r along each edge (> 0)."""
         return _ro(edge_diff(self.vertex_r, self.vertex_indptr))
-
-    def first_cuts(self) -> NDArray[np.int64]:
-        """Local cuts of the highest-precision vertex of each class (phi = 0)."""
-        return np.asarray(self.vertex_cut[self.vertex_indptr[:-1]], dtype=np.int64)
 
 
 def class_hulls(points: ClassPoints) -> ClassHulls:
@@ -219,8 +216,7 @@ def chains_and_edges(
     vptr, vcut, vp, vr, ang = _chains(indptr, p, r, are_chains)
     # from the chains: arrays as long as they are, not as the points
     # a chain of v vertices has v - 1 edges (every class keeps a vertex)
-    n = vptr.size - 1
-    eclass = np.repeat(np.arange(n, dtype=np.int64), np.diff(vptr) - 1)
+    eclass = group_of_entries(np.diff(vptr) - 1)
     return vptr, vcut, vp, vr, ang, edge_diff(vp, vptr), edge_diff(vr, vptr), eclass
 
 
