@@ -9,8 +9,8 @@ import attrs
 import numpy as np
 from numpy.typing import NDArray
 
-from fmacro.validation.values import read_only_copies, value_key
 from fmacro.validation.checks import is_sparse
+from fmacro.validation.values import read_only_copies, value_key
 
 __all__ = ["Fold", "owned_fold", "take_rows"]
 

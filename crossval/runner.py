@@ -25,11 +25,11 @@ from numpy.typing import NDArray
 
 from fmacro.crossval.fold import Fold, take_rows
 from fmacro.validation import BinFValidation, MultiFValidation, MultiLabelFValidation, Validation
-from fmacro.validation.plumbing import observations_array
-from fmacro.validation.values import read_only_copies, value_key
 from fmacro.validation.checks import check_same_length, is_sparse
 from fmacro.validation.labels import numpy_from_pandas
+from fmacro.validation.plumbing import observations_array
 from fmacro.validation.progress import Progress
+from fmacro.validation.values import read_only_copies, value_key
 from fmacro.validation.weights import check_sample_weight
 
 __all__ = ["CrossValidation", "cross_validate", "vectorized"]

@@ -33,10 +33,9 @@ from fmacro.optimize.inputs import (
 )
 from fmacro.optimize.rules import TopK, check_thresholds
 from fmacro.optimize.search.result import ThresholdResult
-from fmacro.validation.dispatch import kernel
-from fmacro.validation.values import read_only_copies
 from fmacro.validation.checks import check_beta, check_zero_division, is_sparse
 from fmacro.validation.counts import frozen_array
+from fmacro.validation.dispatch import kernel
 from fmacro.validation.measures import (
     f_beta_from_counts,
     macro_from_counts,
@@ -45,6 +44,7 @@ from fmacro.validation.measures import (
     recall,
 )
 from fmacro.validation.names import ClassName, check_class_names, names_to_json
+from fmacro.validation.values import read_only_copies
 
 __all__ = ["MacroEvaluation", "evaluate_thresholds", "f_macro"]
 

@@ -219,3 +219,82 @@ def test_no_import_cycle_beyond_the_known_ones() -> None:
     assert not gone, "no longer a cycle, delete from KNOWN_CYCLES: " + repr(
         [sorted(c) for c in gone]
     )
+
+
+# ------------------------------------------------ private names across the subpackages
+# What one subpackage (validation, crossval, optimize, cli, dask) needs from another is a
+# public name of a (possibly internal) module: an import of a module or a name starting
+# with "_" across two of them is a reach into the other's internals. At most this many may
+# remain (issue 25); fmacro.dask takes none from optimize.
+MAX_PRIVATE_ACROSS = 5
+
+
+def _subpackage(module: str) -> str:
+    """``fmacro.optimize.search.points`` -> ``optimize``; ``fmacro`` -> ``""``."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else ""
+
+
+def _private_imports(
+    name: str, tree: ast.AST, is_package: bool, modules: set[str]
+) -> list[tuple[str, int, str]]:
+    """(importer, line, what) of every import by module ``name`` (its parsed ``tree``) of
+    a private module or name of another subpackage, found by :func:`_import_nodes`."""
+    found = []
+    for node, _ in _import_nodes(tree):
+        pairs: list[tuple[str, str]] = []
+        if isinstance(node, ast.Import):
+            pairs = [(alias.name, "") for alias in node.names]
+        else:
+            if node.level:
+                anchor = name if is_package else name.rpartition(".")[0]
+                for _ in range(node.level - 1):
+                    anchor = anchor.rpartition(".")[0]
+                base = f"{anchor}.{node.module}" if node.module else anchor
+            else:
+                base = node.module or ""
+            for alias in node.names:
+                sub = f"{base}.{alias.name}"
+                pairs.append((sub, "") if sub in modules else (base, alias.name))
+        for module, attribute in pairs:
+            if not module.startswith("fmacro") or _subpackage(module) == _subpackage(name):
+                continue
+            private_module = any(p.startswith("_") for p in module.split(".")[1:])
+            if private_module or attribute.startswith("_"):
+                found.append((name, node.lineno, f"{module} {attribute}".strip()))
+    return found
+
+
+def private_imports_across() -> list[tuple[str, int, str]]:
+    """Every private import across two subpackages in the checkout."""
+    files = _module_files()
+    names = set(files)
+    out = []
+    for name, path in files.items():
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        out += _private_imports(name, tree, path.name == "__init__.py", names)
+    return sorted(out)
+
+
+def test_the_private_import_count_sees_modules_names_and_relative_imports() -> None:
+    modules = {"fmacro.dask.tune", "fmacro.optimize.tuning._solve", "fmacro.optimize.tuning"}
+    source = (
+        "from fmacro.optimize.tuning import _solve\n"  # a private module
+        "from fmacro.optimize.search.points import _cut_numbers, class_points\n"  # a name
+        "def f():\n    from ..optimize.tuning._solve import solve\n"  # relative, in a function
+        "from fmacro.dask._imports import import_dask\n"  # the same subpackage: allowed
+    )
+    found = _private_imports("fmacro.dask.tune", ast.parse(source), False, modules)
+    assert [(line, what) for _, line, what in found] == [
+        (1, "fmacro.optimize.tuning._solve"),
+        (2, "fmacro.optimize.search.points _cut_numbers"),
+        (4, "fmacro.optimize.tuning._solve solve"),
+    ]
+
+
+def test_few_private_imports_across_subpackages() -> None:
+    found = private_imports_across()
+    listing = "\n".join(f"{name}:{line} -> {what}" for name, line, what in found)
+    assert len(found) <= MAX_PRIVATE_ACROSS, f"{len(found)} private imports:\n{listing}"
+    into_optimize = [f for f in found if f[0].startswith("fmacro.dask") and "optimize" in f[2]]
+    assert not into_optimize, listing

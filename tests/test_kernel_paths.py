@@ -27,8 +27,7 @@ from hypothesis.extra import numpy as hnp
 from scipy import sparse as sp
 
 from fmacro import crossval, optimize
-from fmacro.validation import BinFValidation, MultiFValidation, MultiLabelFValidation
-from fmacro.validation import dispatch
+from fmacro.validation import BinFValidation, MultiFValidation, MultiLabelFValidation, dispatch
 from fmacro.validation.dispatch import forced, interpreted, kernel, kernel_mode
 from fmacro.validation.strategies import (
     binary_labels,
@@ -329,6 +328,13 @@ def test_fixed_point_and_exact(problem: Any, beta: float) -> None:
 def test_tune(problem: Any, prior: float) -> None:
     scores, labels = problem
     both(lambda: optimize.tune(scores, labels, prior=prior))
+
+
+def test_tune_prior_cv() -> None:
+    # the halves' hulls go through search.linearization.linearized_cuts and the hull
+    # kernels, compiled here too
+    scores, labels = _random_problem(7, 240, 6, 0.1)
+    both(lambda: optimize.tune(scores, labels, prior="cv"))
 
 
 def test_tune_ending_on_a_hull_edge() -> None:

@@ -11,8 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.metrics import precision_recall_curve
 
-from fmacro.optimize.inputs import as_binary_labels
 from fmacro.optimize.baselines.binary import best_threshold
+from fmacro.optimize.inputs import as_binary_labels
 
 SEED_LABELS = [1, 1, 0, 1, 0, 0, 1, 0, 0, 0]  # lecture notes C11 example 5: P,P,N,P,N,N,P,N,N,N
 SEED_F = [0.400, 0.667, 0.571, 0.750, 0.667, 0.600, 0.727, 0.667, 0.615, 0.571]

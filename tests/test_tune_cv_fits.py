@@ -24,15 +24,13 @@ from fmacro.optimize.search._blocks import run_beside
 from fmacro.optimize.search.fixed_point import fixed_point
 from fmacro.optimize.search.linearization import linearized_cuts
 from fmacro.optimize.search.points import class_points
-from fmacro.optimize.tuning._hull_points import (
-    _curved_prefix,
-    _empty_chances,
-    smoothed_hull_points,
-    walk_inputs,
-)
 from fmacro.optimize.tuning._prior_cv import cv_scores
 from fmacro.optimize.tuning._solve import build_problem, solve
+from fmacro.optimize.tuning.cuts import curved_prefix as _curved_prefix
+from fmacro.optimize.tuning.cuts import empty_chances as _empty_chances
+from fmacro.optimize.tuning.hulls import smoothed_hull_points
 from fmacro.optimize.tuning.smoothing import smooth_points
+from fmacro.optimize.tuning.source import walk_inputs
 from fmacro.optimize.tuning.tune import tune
 
 

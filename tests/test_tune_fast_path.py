@@ -22,22 +22,18 @@ import scipy.sparse as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fmacro.optimize.inputs import label_rows
 from fmacro.optimize.evaluation import predicted_counts, row_threshold_counts
+from fmacro.optimize.inputs import label_rows
 from fmacro.optimize.search.exact import screen_floors
 from fmacro.optimize.search.fixed_point import fixed_point
 from fmacro.optimize.search.hull import class_hulls
 from fmacro.optimize.search.points import class_points
 from fmacro.optimize.search.result import ThresholdResult, evaluate_cuts
-from fmacro.optimize.tuning._hull_points import (
-    _classes_to_walk,
-    smoothed_hull_fit,
-    smoothed_hull_points,
-    smoothed_screened_points,
-    walk_inputs,
-)
 from fmacro.optimize.tuning._solve import build_problem, solve
+from fmacro.optimize.tuning.hulls import smoothed_hull_fit, smoothed_hull_points
+from fmacro.optimize.tuning.screen import _classes_to_walk, smoothed_screened_points
 from fmacro.optimize.tuning.smoothing import check_base_rates, check_n_eval, smooth_points
+from fmacro.optimize.tuning.source import walk_inputs
 from fmacro.optimize.tuning.tune import tune
 
 

@@ -255,7 +255,7 @@ def test_input_types_lists_pandas_bool() -> None:
 @pytest.fixture
 def length_checks(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, ...]]:
     """Record every call of check_same_length made by the validation modules."""
-    from fmacro.validation import plumbing, binary, checks, multiclass, multilabel
+    from fmacro.validation import binary, checks, multiclass, multilabel, plumbing
 
     calls: list[tuple[str, ...]] = []
     real = checks.check_same_length

@@ -38,9 +38,9 @@ from fmacro.validation import (
     MultiLabelFValidation,
     SparseConfusionMatrix,
 )
-from fmacro.validation.values import value_key
 from fmacro.validation.datasets import ArffData
 from fmacro.validation.io import LabelPair, Table, read_label_pair
+from fmacro.validation.values import value_key
 
 PACKAGES = (validation, crossval, optimize)
 

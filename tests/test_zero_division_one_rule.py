@@ -38,7 +38,7 @@ from fmacro.optimize import (
     tune,
 )
 from fmacro.optimize.sklearn import _objective_value
-from fmacro.optimize.tuning._hull_points import walk_inputs
+from fmacro.optimize.tuning.source import walk_inputs
 from fmacro.validation import MultiLabelFValidation, measures
 
 ZERO_DIVISIONS = (0.0, 1.0, math.nan)

@@ -11,6 +11,9 @@ import numpy as np
 import toolz
 
 from fmacro.validation import _kernels, measures
+from fmacro.validation.base import ValidationBase
+from fmacro.validation.checks import check_beta, check_same_length, check_zero_division
+from fmacro.validation.counts import Counts, sum_start
 from fmacro.validation.frames import categorical_classes
 from fmacro.validation.plumbing import (
     check_jitted_label_type,
@@ -21,11 +24,8 @@ from fmacro.validation.plumbing import (
     jitted_inputs,
     observations_array,
 )
-from fmacro.validation.values import read_only_copies, value_key
-from fmacro.validation.base import ValidationBase
-from fmacro.validation.checks import check_beta, check_same_length, check_zero_division
-from fmacro.validation.counts import Counts, sum_start
 from fmacro.validation.report import format_table, same_settings
+from fmacro.validation.values import read_only_copies, value_key
 from fmacro.validation.weights import check_sample_weight, weighted_binary_counts
 
 __all__ = ["BinFValidation"]

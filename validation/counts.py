@@ -20,13 +20,13 @@ import attrs
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from fmacro.validation.values import read_only_copies, value_key
 from fmacro.validation.checks import (
     INT64_MAX,
     WEIGHTED_TOTAL_MAX,
     describe_total,
     short_number,
 )
+from fmacro.validation.values import read_only_copies, value_key
 
 _Summable = TypeVar("_Summable")
 

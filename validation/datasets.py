@@ -49,8 +49,8 @@ import attrs
 import numpy as np
 from numpy.typing import NDArray
 
-from fmacro.validation.values import read_only_copies, value_key
 from fmacro.validation.counts import frozen_array
+from fmacro.validation.values import read_only_copies, value_key
 
 __all__ = [
     "DATASETS",

@@ -12,16 +12,6 @@ import toolz
 from numpy.typing import NDArray
 
 from fmacro.validation import _kernels, measures
-from fmacro.validation.frames import categorical_classes
-from fmacro.validation.plumbing import (
-    check_jitted_label_type,
-    collect_predictions,
-    fast_labels,
-    is_numba_function,
-    jitted_inputs,
-    observations_array,
-)
-from fmacro.validation.values import read_only_copies, value_key
 from fmacro.validation.averages import ClassAverages
 from fmacro.validation.base import ValidationBase
 from fmacro.validation.checks import (
@@ -32,12 +22,22 @@ from fmacro.validation.checks import (
     is_sparse,
 )
 from fmacro.validation.counts import ClassCounts, ConfusionMatrix, sum_start
+from fmacro.validation.frames import categorical_classes
+from fmacro.validation.plumbing import (
+    check_jitted_label_type,
+    collect_predictions,
+    fast_labels,
+    is_numba_function,
+    jitted_inputs,
+    observations_array,
+)
 from fmacro.validation.report import format_table, same_settings
 from fmacro.validation.sparse_confusion import (
     SparseConfusionMatrix,
     count_pairs,
     prefer_sparse,
 )
+from fmacro.validation.values import read_only_copies, value_key
 from fmacro.validation.weights import check_sample_weight, weighted_confusion
 
 __all__ = ["MultiFValidation", "resolve_classes"]

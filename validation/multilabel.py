@@ -12,14 +12,6 @@ import toolz
 from numpy.typing import NDArray
 
 from fmacro.validation import _kernels, measures
-from fmacro.validation.frames import frame_columns
-from fmacro.validation.plumbing import (
-    collect_predictions,
-    is_numba_function,
-    jitted_observations,
-    observations_array,
-)
-from fmacro.validation.values import read_only_copies, value_key
 from fmacro.validation.averages import ClassAverages
 from fmacro.validation.base import ValidationBase
 from fmacro.validation.checks import (
@@ -29,9 +21,17 @@ from fmacro.validation.checks import (
     is_sparse,
 )
 from fmacro.validation.counts import ClassCounts, frozen_array, frozen_counts, sum_start
+from fmacro.validation.frames import frame_columns
 from fmacro.validation.labels import numpy_from_pandas
 from fmacro.validation.multiclass import class_report
+from fmacro.validation.plumbing import (
+    collect_predictions,
+    is_numba_function,
+    jitted_observations,
+    observations_array,
+)
 from fmacro.validation.report import same_settings
+from fmacro.validation.values import read_only_copies, value_key
 from fmacro.validation.weights import check_sample_weight, weighted_label_counts
 
 __all__ = ["MultiLabelFValidation", "SampleCounts"]

@@ -19,7 +19,6 @@ import attrs
 import numpy as np
 from numpy.typing import NDArray
 
-from fmacro.validation.values import read_only_copies, value_key
 from fmacro.validation.checks import INT64_MAX, WEIGHTED_TOTAL_MAX, describe_total
 from fmacro.validation.counts import (
     ClassCounts,
@@ -31,6 +30,7 @@ from fmacro.validation.counts import (
     frozen_array,
     sum_start,
 )
+from fmacro.validation.values import read_only_copies, value_key
 
 __all__ = ["SparseConfusionMatrix", "count_pairs", "prefer_sparse"]
 

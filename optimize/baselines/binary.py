@@ -30,7 +30,6 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from fmacro.optimize.inputs import as_binary_labels
-from fmacro.validation.values import read_only_copies
 from fmacro.validation.checks import (
     as_float_array,
     check_beta,
@@ -39,6 +38,7 @@ from fmacro.validation.checks import (
 )
 from fmacro.validation.counts import frozen_array
 from fmacro.validation.measures import f_beta_from_counts, safe_divide
+from fmacro.validation.values import read_only_copies
 from fmacro.validation.weights import check_sample_weight
 
 __all__ = ["BinaryThreshold", "best_threshold"]

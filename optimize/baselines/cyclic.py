@@ -7,16 +7,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from numpy.typing import ArrayLike
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
 
 from fmacro.optimize._frames import names_from_frames
 from fmacro.optimize.baselines._sweep import cuts_for_thresholds
-from fmacro.optimize.search.coordinate import coordinate_ascent, per_class_cuts
+from fmacro.optimize.search.coordinate import ascend_checked, own_cuts_checked
+from fmacro.optimize.search.linearization import evaluate_checked
 from fmacro.optimize.search.points import ClassPoints, as_points
-from fmacro.optimize.search.result import ThresholdResult, evaluate_cuts
+from fmacro.optimize.search.result import ThresholdResult
 from fmacro.validation.checks import check_beta
 
-__all__ = ["cyclic"]
+__all__ = ["cyclic", "cyclic_checked"]
 
 
 @names_from_frames("scores", "labels")
@@ -76,13 +78,24 @@ def cyclic(
     if start_thresholds is not None:
         start_cuts = cuts_for_thresholds(pts, start_thresholds)
     elif start is None:
-        start_cuts = per_class_cuts(pts, b)
+        start_cuts = own_cuts_checked(pts, b)
     elif isinstance(start, ThresholdResult):
         start_cuts = pts.local_cuts(start.cuts)
     else:
         start_cuts = pts.local_cuts(start)
-    start_f = evaluate_cuts(pts, start_cuts, b)[2]
-    cuts = coordinate_ascent(pts, start_cuts, b)
-    return ThresholdResult.from_cuts(
+    return _ascent_from(pts, start_cuts, b)
+
+
+def cyclic_checked(points: ClassPoints, b: float) -> ThresholdResult:
+    """:func:`cyclic` from the default start on given ``points`` with a checked beta
+    ``b``: what ``tune`` calls."""
+    return _ascent_from(points, own_cuts_checked(points, b), b)
+
+
+def _ascent_from(pts: ClassPoints, start_cuts: NDArray[np.int64], b: float) -> ThresholdResult:
+    """The ascent's result from checked local ``start_cuts``."""
+    start_f = evaluate_checked(pts, start_cuts, b)[2]
+    cuts = ascend_checked(pts, start_cuts, b)
+    return ThresholdResult.from_checked_cuts(
         pts, cuts, beta=b, method="cyclic", diagnostics={"start_f": start_f}
     )

@@ -22,15 +22,15 @@ from fmacro.optimize.search._blocks import (
     map_blocks,
     sorted_positives,
 )
-from fmacro.optimize.search.coordinate import per_class_cuts
+from fmacro.optimize.search.coordinate import own_cuts_checked
 from fmacro.optimize.search.points import ClassPoints, search_points
 from fmacro.optimize.search.result import ThresholdResult, TuningCounts
 from fmacro.validation import measures
-from fmacro.validation.dispatch import kernel
 from fmacro.validation.checks import check_beta, check_zero_division, is_sparse
+from fmacro.validation.dispatch import kernel
 from fmacro.validation.measures import f_beta_from_pr, f_beta_kernel
 
-__all__ = ["per_class"]
+__all__ = ["per_class", "per_class_checked"]
 
 
 # nogil: blocks of columns run on several Python threads (np.sort releases the GIL too).
@@ -142,11 +142,17 @@ def per_class(
     # A class's best cut never has the tp of the cut before it (same recall, lower
     # precision), so the points built here drop such cuts (see class_points).
     pts = search_points(scores, labels, points, zero_division, empty_classes, sample_weight)
-    cuts = per_class_cuts(pts, b)
+    return per_class_checked(pts, b)
+
+
+def per_class_checked(pts: ClassPoints, b: float) -> ThresholdResult:
+    """:func:`per_class` on given points ``pts`` with a checked beta ``b``: what ``tune``
+    calls."""
+    cuts = own_cuts_checked(pts, b)
     g = pts.indptr[:-1] + cuts
     p_k, r_k = pts.precision[g], pts.recall[g]
     class_f = np.asarray(f_beta_from_pr(p_k, r_k, b), dtype=np.float64)
-    return ThresholdResult.from_cuts(
+    return ThresholdResult.from_checked_cuts(
         pts,
         cuts,
         beta=b,

@@ -90,6 +90,6 @@ def proportional(
     keys = count / expected
     cuts, _, pos, _, sorted_keys = sweep_cuts(pts, idx, keys, b)
     scale = 0.0 if pos == 0 else float(sorted_keys[pos - 1])
-    return ThresholdResult.from_cuts(
+    return ThresholdResult.from_checked_cuts(
         pts, cuts, beta=b, method="proportional", diagnostics={"scale": scale}
     )

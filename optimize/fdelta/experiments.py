@@ -35,10 +35,10 @@ from fmacro.optimize.fdelta._inputs import check_positive_int
 from fmacro.optimize.fdelta.generators import KINDS, PAPER_RATIOS, class_sizes, generate
 from fmacro.optimize.fdelta.model import Perceptron
 from fmacro.optimize.fdelta.training import train
-from fmacro.validation.values import read_only_copies
 from fmacro.validation.checks import check_seed
 from fmacro.validation.measures import f_beta_from_counts
 from fmacro.validation.progress import Progress
+from fmacro.validation.values import read_only_copies
 
 __all__ = [
     "CRITICAL_T",

@@ -23,9 +23,9 @@ import numpy as np
 from numpy.typing import NDArray
 
 from fmacro.optimize.fdelta._inputs import check_positive_int
-from fmacro.validation.values import read_only_copies
 from fmacro.validation.checks import check_seed
 from fmacro.validation.counts import frozen_array
+from fmacro.validation.values import read_only_copies
 
 __all__ = ["KINDS", "PAPER_RATIOS", "Dataset", "class_sizes", "generate"]
 

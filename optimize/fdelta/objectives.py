@@ -50,9 +50,9 @@ from fmacro.optimize.fdelta._inputs import (
     check_gamma,
     encode_labels,
 )
-from fmacro.validation.values import read_only_copies
 from fmacro.validation.checks import check_same_length
 from fmacro.validation.counts import frozen_array
+from fmacro.validation.values import read_only_copies
 
 __all__ = [
     "OBJECTIVES",

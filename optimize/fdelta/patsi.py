@@ -40,11 +40,11 @@ from numpy.typing import NDArray
 from fmacro.optimize.fdelta._inputs import check_positive_int
 from fmacro.optimize.fdelta.objectives import Problem
 from fmacro.optimize.fdelta.training import fit_problem
-from fmacro.validation.values import read_only_copies
 from fmacro.validation.checks import check_seed, is_sparse
 from fmacro.validation.counts import frozen_array
 from fmacro.validation.measures import f_beta_from_counts
 from fmacro.validation.progress import Progress
+from fmacro.validation.values import read_only_copies
 
 __all__ = [
     "METHODS",

@@ -103,7 +103,7 @@ def brute_force(
     F = np.where(np.isnan(F), -np.inf, F)
     best = int(np.argmax(F))
     cuts = np.array(np.unravel_index(best, tuple(int(c) for c in pts.n_cuts)), dtype=np.int64)
-    res = ThresholdResult.from_cuts(pts, cuts, beta=b, method="brute_force")
+    res = ThresholdResult.from_checked_cuts(pts, cuts, beta=b, method="brute_force")
     return attrs.evolve(res, upper_bound=res.f, gap=0.0)
 
 

@@ -18,11 +18,11 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from fmacro.optimize.search.points import ClassPoints, check_cuts
-from fmacro.validation.dispatch import kernel
 from fmacro.validation.checks import check_beta
+from fmacro.validation.dispatch import kernel
 from fmacro.validation.measures import f_beta_kernel
 
-__all__ = ["coordinate_ascent", "per_class_cuts"]
+__all__ = ["ascend_checked", "coordinate_ascent", "own_cuts_checked", "per_class_cuts"]
 
 _DEFAULT_TOL = 1e-14
 
@@ -68,7 +68,20 @@ def coordinate_ascent(
     [2, 6]
     """
     b = check_beta(beta)
-    cuts = check_cuts(points, start_cuts).copy()
+    return ascend_checked(points, check_cuts(points, start_cuts), b, max_passes=max_passes, tol=tol)
+
+
+def ascend_checked(
+    points: ClassPoints,
+    start_cuts: NDArray[np.int64],
+    b: float,
+    *,
+    max_passes: int = 10_000,
+    tol: float = _DEFAULT_TOL,
+) -> NDArray[np.int64]:
+    """:func:`coordinate_ascent` from checked local ``start_cuts`` (not modified) and a
+    checked beta ``b``: what internal steps call."""
+    cuts = start_cuts.copy()
     out, _ = _ascent_kernel(
         np.asarray(points.indptr),
         np.asarray(points.precision),
@@ -97,7 +110,11 @@ def per_class_cuts(points: ClassPoints, beta: float = 1.0) -> NDArray[np.int64]:
     >>> per_class_cuts(class_points(scores, labels)).tolist()
     [6, 3]
     """
-    b = check_beta(beta)
+    return own_cuts_checked(points, check_beta(beta))
+
+
+def own_cuts_checked(points: ClassPoints, b: float) -> NDArray[np.int64]:
+    """:func:`per_class_cuts` with a checked beta ``b``: what internal steps call."""
     return own_best_cuts(
         np.asarray(points.indptr), np.asarray(points.precision), np.asarray(points.recall), b * b
     )

@@ -33,7 +33,7 @@ from fmacro.optimize.search.result import ThresholdResult
 from fmacro.validation.checks import check_beta
 from fmacro.validation.measures import f_beta_from_pr
 
-__all__ = ["domain", "domain_from_sweep"]
+__all__ = ["domain", "domain_checked", "domain_from_sweep"]
 
 
 @names_from_frames("scores", "labels")
@@ -96,7 +96,13 @@ def domain(
         if n_angles < 3:
             raise ValueError(f"n_angles must be >= 3 (or None for the exact hull), got {n_angles}")
     pts = search_points(scores, labels, points, zero_division, empty_classes, sample_weight)
-    return domain_from_sweep(edge_sweep(class_hulls(pts)), beta=b, n_angles=n_angles)
+    return domain_checked(pts, b, n_angles)
+
+
+def domain_checked(points: ClassPoints, b: float, n_angles: int | None = None) -> ThresholdResult:
+    """:func:`domain` on given ``points`` with a checked beta ``b`` and ``n_angles``:
+    what ``tune`` calls."""
+    return domain_from_sweep_checked(edge_sweep(class_hulls(points)), b, n_angles)
 
 
 def _chain_max(poly: NDArray[np.float64], beta: float) -> tuple[float, NDArray[np.float64]]:
@@ -113,7 +119,11 @@ def domain_from_sweep(
     sweep: Sweep, *, beta: float = 1.0, n_angles: int | None = 64
 ) -> ThresholdResult:
     """:func:`domain` on an already merged edge sweep."""
-    b = check_beta(beta)
+    return domain_from_sweep_checked(sweep, check_beta(beta), n_angles)
+
+
+def domain_from_sweep_checked(sweep: Sweep, b: float, n_angles: int | None = 64) -> ThresholdResult:
+    """:func:`domain_from_sweep` with a checked beta ``b`` (and ``n_angles``)."""
     pts = sweep.hulls.points
     if n_angles is None:
         states = np.concatenate(([0], np.asarray(sweep.group_end))).astype(np.int64)
@@ -129,7 +139,7 @@ def domain_from_sweep(
     best = int(np.argmax(support_f))
     cuts = sweep.cuts_at(int(states[best]))
     ub, ub_point = _chain_max(poly, b)
-    res = ThresholdResult.from_cuts(pts, cuts, beta=b, method="domain")
+    res = ThresholdResult.from_checked_cuts(pts, cuts, beta=b, method="domain")
     ub = max(ub, res.f)  # rounding only
     diag = {
         "angles": angles,
@@ -139,7 +149,7 @@ def domain_from_sweep(
         "ub_point": ub_point,
         "n_angles": -1 if n_angles is None else int(n_angles),
     }
-    return ThresholdResult.from_cuts(
+    return ThresholdResult.from_checked_cuts(
         pts, cuts, beta=b, method="domain", upper_bound=ub, diagnostics=diag
     )
 

@@ -78,9 +78,9 @@ from fmacro.optimize.search._exact_kernels import (
 )
 from fmacro.optimize.search.brute_force import exact_f_of_cuts
 from fmacro.optimize.search.hull import ClassHulls, Sweep, class_hulls, edge_sweep
-from fmacro.optimize.search.linearization import fixed_point_from_sweep
+from fmacro.optimize.search.linearization import evaluate_checked, linearize_checked
 from fmacro.optimize.search.points import ClassPoints, search_points
-from fmacro.optimize.search.result import ThresholdResult, evaluate_cuts
+from fmacro.optimize.search.result import ThresholdResult
 from fmacro.validation.checks import check_beta
 from fmacro.validation.measures import f_beta_from_pr
 
@@ -462,7 +462,7 @@ def _polish(state: _Search, cand: _Candidates) -> None:
     for start in (np.where(kept, pos, u_pick), u_pick):
         choice = coordinate_polish(cand.ptr, cand.p, cand.r, cand.alive, start, b2, _POLISH_PASSES)
         cuts = np.asarray(cand.idx[choice] - indptr[:-1], dtype=np.int64)
-        f = evaluate_cuts(state.points, cuts, state.b)[2]
+        f = evaluate_checked(state.points, cuts, state.b)[2]
         if not math.isnan(f) and f > state.inc_f:
             state.inc_f = f
             state.inc_cuts = cuts
@@ -520,7 +520,14 @@ def screen_floors(
     A point that dominates a candidate passes too, so points holding the hull vertices
     and these cuts hold every candidate exact can keep, and with them its optimum.
     """
-    b2 = check_beta(beta) ** 2
+    return screen_floors_checked(points, linear, check_beta(beta))
+
+
+def screen_floors_checked(
+    points: ClassPoints, linear: ThresholdResult, b: float
+) -> tuple[float, float, NDArray[np.float64]]:
+    """:func:`screen_floors` with a checked beta ``b``: what ``tune``'s screen calls."""
+    b2 = b**2
     u = np.array([_u_star(np.asarray(linear.diagnostics["ub_point"]), b2)])
     ga, gc = gradient_directions(u, b2)
     support_value = class_best_values(
@@ -555,13 +562,26 @@ def exact_from_sweep(
     """
     start = time.perf_counter() if _start is None else _start
     b = check_beta(beta)
+    return exact_from_sweep_checked(sweep, b, check_time_limit(time_limit), start, _linear)
+
+
+def exact_from_sweep_checked(
+    sweep: Sweep,
+    b: float,
+    limit: float | None = None,
+    start: float | None = None,
+    linear: ThresholdResult | None = None,
+) -> ThresholdResult:
+    """:func:`exact_from_sweep` with checked ``b`` (beta) and ``limit`` (time limit), the
+    clock started at ``start`` (default now) and, when given, the linearization's answer
+    ``linear`` on this sweep: what internal steps call."""
+    start = time.perf_counter() if start is None else start
     b2 = b * b
-    limit = check_time_limit(time_limit)
     deadline = None if limit is None else start + limit
     pts = sweep.hulls.points
     n = pts.n_classes
     # fixed_point passes its own answer on this sweep instead of having it computed again
-    fp = fixed_point_from_sweep(sweep, beta=b) if _linear is None else _linear
+    fp = linearize_checked(sweep, b) if linear is None else linear
     ub_point = np.asarray(fp.diagnostics["ub_point"])
     margin = _margin(n, b2)
     inc_f = fp.f if not math.isnan(fp.f) else -math.inf
@@ -592,7 +612,7 @@ def exact_from_sweep(
         finished, ub_sum = True, state.target
         only = _sole_choice(cand, pts)
         ties = [] if np.array_equal(only, state.inc_cuts) else [only]
-        if ties and evaluate_cuts(pts, only, b)[2] > state.inc_f:
+        if ties and evaluate_checked(pts, only, b)[2] > state.inc_f:
             state.inc_cuts = only
     cuts = state.inc_cuts
     if finished and ties and n <= EXACT_TIE_CLASSES:
@@ -624,10 +644,10 @@ def exact_from_sweep(
         ub = f if finished else max(min(fp.upper_bound, ub_sum / n), f)
         diag["seconds"] = time.perf_counter() - start
         return attrs.evolve(fp, method="exact", upper_bound=ub, gap=ub - f, diagnostics=diag)
-    f = evaluate_cuts(pts, cuts, b)[2]
+    f = evaluate_checked(pts, cuts, b)[2]
     ub = f if finished else max(min(fp.upper_bound, ub_sum / n), f)
     diag["seconds"] = time.perf_counter() - start
-    return ThresholdResult.from_cuts(
+    return ThresholdResult.from_checked_cuts(
         pts, cuts, beta=b, method="exact", upper_bound=ub, diagnostics=diag
     )
 
@@ -707,7 +727,15 @@ def exact(
     """
     start = time.perf_counter()
     b = check_beta(beta)
-    check_time_limit(time_limit)
+    limit = check_time_limit(time_limit)
     pts = search_points(scores, labels, points, zero_division, empty_classes, sample_weight)
-    sweep = edge_sweep(class_hulls(pts))
-    return exact_from_sweep(sweep, beta=b, time_limit=time_limit, _start=start)
+    return exact_checked(pts, b, limit, start)
+
+
+def exact_checked(
+    points: ClassPoints, b: float, limit: float | None = None, start: float | None = None
+) -> ThresholdResult:
+    """:func:`exact` on given ``points`` with checked ``b`` (beta) and ``limit`` (time
+    limit), the clock started at ``start`` (default now): what ``tune`` calls."""
+    start = time.perf_counter() if start is None else start
+    return exact_from_sweep_checked(edge_sweep(class_hulls(points)), b, limit, start)

@@ -39,14 +39,14 @@ from numpy.typing import ArrayLike, NDArray
 from fmacro.optimize._frames import names_from_frames
 from fmacro.optimize.inputs import check_time_limit
 from fmacro.optimize.search._fbeta import argv
-from fmacro.optimize.search.exact import exact_from_sweep
+from fmacro.optimize.search.exact import exact_from_sweep_checked
 from fmacro.optimize.search.hull import Sweep, class_hulls, edge_sweep
-from fmacro.optimize.search.linearization import fixed_point_from_sweep
+from fmacro.optimize.search.linearization import linearize_checked
 from fmacro.optimize.search.points import ClassPoints, search_points
 from fmacro.optimize.search.result import ThresholdResult
 from fmacro.validation.checks import check_beta
 
-__all__ = ["argv_curve", "fixed_point"]
+__all__ = ["argv_curve", "fixed_point", "fixed_point_checked"]
 
 
 @names_from_frames("scores", "labels")
@@ -148,8 +148,22 @@ def fixed_point(
         raise TypeError(f"exact must be a bool, got {exact!r}")
     limit = check_time_limit(time_limit)  # checked even when no search will run
     pts = search_points(scores, labels, points, zero_division, empty_classes, sample_weight)
-    sweep = edge_sweep(class_hulls(pts))
-    result = fixed_point_from_sweep(sweep, beta=b, polish=polish)
+    return fixed_point_checked(pts, b, exact=bool(exact), polish=polish, limit=limit)
+
+
+def fixed_point_checked(
+    points: ClassPoints,
+    b: float,
+    *,
+    exact: bool = True,
+    polish: bool = False,
+    limit: float | None = None,
+) -> ThresholdResult:
+    """:func:`fixed_point` on given ``points`` with checked ``b`` (beta) and ``limit``
+    (time limit): what ``tune`` and the other internal steps call, so that beta is
+    checked once, at the public entry."""
+    sweep = edge_sweep(class_hulls(points))
+    result = linearize_checked(sweep, b, polish=polish)
     if not exact or result.diagnostics["status"] != "edge":
         return result
     return _closed_gap(sweep, result, b, limit)
@@ -164,7 +178,7 @@ def _closed_gap(
     search's go under ``"exact"``. Polished cuts that beat the search's stopping point
     are kept: the search stopped by ``time_limit`` is never worse than ``linear``.
     """
-    found = exact_from_sweep(sweep, beta=beta, time_limit=time_limit, _linear=linear)
+    found = exact_from_sweep_checked(sweep, beta, time_limit, linear=linear)
     best = found if found.f >= linear.f or math.isnan(linear.f) else linear
     upper = min(float(found.upper_bound), float(linear.upper_bound))
     upper = max(upper, float(best.f))

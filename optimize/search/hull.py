@@ -216,7 +216,10 @@ def chains_and_edges(
     vptr, vcut, vp, vr, ang = _chains(indptr, p, r, are_chains)
     # from the chains: arrays as long as they are, not as the points
     # a chain of v vertices has v - 1 edges (every class keeps a vertex)
-    eclass = group_of_entries(np.diff(vptr) - 1)
+    # (np.repeat here, not optimize.offsets: this runs compiled, where only numba
+    # functions can be called)
+    n = vptr.size - 1
+    eclass = np.repeat(np.arange(n, dtype=np.int64), np.diff(vptr) - 1)
     return vptr, vcut, vp, vr, ang, edge_diff(vp, vptr), edge_diff(vr, vptr), eclass
 
 

@@ -25,7 +25,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from fmacro.optimize.search._fbeta import argv, eps_bound, segment_max
-from fmacro.optimize.search.coordinate import coordinate_ascent, own_best_cuts, per_class_cuts
+from fmacro.optimize.search.coordinate import ascend_checked, own_best_cuts, own_cuts_checked
 from fmacro.optimize.search.hull import (
     Sweep,
     chains_and_edges,
@@ -33,11 +33,19 @@ from fmacro.optimize.search.hull import (
     merged_edges,
     state_cuts,
 )
-from fmacro.optimize.search.result import ThresholdResult, evaluate_cuts
+from fmacro.optimize.search.points import ClassPoints
+from fmacro.optimize.search.result import ThresholdResult, macro_pr
 from fmacro.validation.checks import check_beta
 from fmacro.validation.measures import f_beta_from_pr
 
-__all__ = ["crossing", "edge_walk", "fixed_point_from_sweep", "linearized_cuts"]
+__all__ = [
+    "crossing",
+    "edge_walk",
+    "evaluate_checked",
+    "fixed_point_from_sweep",
+    "linearize_checked",
+    "linearized_cuts",
+]
 
 
 def crossing(
@@ -113,7 +121,21 @@ def fixed_point_from_sweep(
     >>> res.cuts.tolist(), round(res.f, 4), round(res.upper_bound, 4)
     ([6, 3], 0.7407, 0.7658)
     """
-    b = check_beta(beta)
+    return linearize_checked(sweep, check_beta(beta), polish=polish)
+
+
+def evaluate_checked(
+    points: ClassPoints, cuts: NDArray[np.int64], b: float
+) -> tuple[float, float, float]:
+    """:func:`~fmacro.optimize.search.result.evaluate_cuts` with a checked beta ``b``
+    (the same floats): what the searches' internal steps call."""
+    p, r = macro_pr(points, cuts)
+    return p, r, float(f_beta_from_pr(p, r, b))
+
+
+def linearize_checked(sweep: Sweep, b: float, *, polish: bool = False) -> ThresholdResult:
+    """:func:`fixed_point_from_sweep` with a checked beta ``b``: what internal steps
+    (``fixed_point``, ``exact``, ``tune``) call, so beta is checked once per public call."""
     b2 = b * b
     pts = sweep.hulls.points
     n = pts.n_classes
@@ -126,9 +148,9 @@ def fixed_point_from_sweep(
     }
     if status == "fixed_point":
         cuts = sweep.cuts_at(s0)
-        p, r, f = evaluate_cuts(pts, cuts, b)
+        p, r, f = evaluate_checked(pts, cuts, b)
         diag.update(ub_point=np.array([p, r]), eps=0.0, source="fixed_point", polished=False)
-        return ThresholdResult.from_cuts(
+        return ThresholdResult.from_checked_cuts(
             pts, cuts, beta=b, method="fixed_point", upper_bound=f, diagnostics=diag
         )
     P0, R0, P1, R1 = sweep.P[s0], sweep.R[s0], sweep.P[s1], sweep.R[s1]
@@ -139,11 +161,11 @@ def fixed_point_from_sweep(
     best_state, walk_f = edge_walk(sweep.P, sweep.R, s0, s1, b)
     candidates: list[tuple[str, NDArray[np.int64]]] = [
         ("edge_walk", sweep.cuts_at(best_state)),
-        ("per_class", per_class_cuts(pts, b)),
+        ("per_class", own_cuts_checked(pts, b)),
     ]
     if polish:
-        candidates += [(f"{name}+polish", coordinate_ascent(pts, c, b)) for name, c in candidates]
-    values = [evaluate_cuts(pts, c, b)[2] for _, c in candidates]
+        candidates += [(f"{name}+polish", ascend_checked(pts, c, b)) for name, c in candidates]
+    values = [evaluate_checked(pts, c, b)[2] for _, c in candidates]
     best_i = _best_candidate(values)
     best_f = -math.inf if math.isnan(values[best_i]) else values[best_i]
     source, cuts = candidates[best_i]
@@ -161,7 +183,7 @@ def fixed_point_from_sweep(
         source=source,
         polished=bool(polish),
     )
-    res = ThresholdResult.from_cuts(
+    res = ThresholdResult.from_checked_cuts(
         pts, cuts, beta=b, method="fixed_point", upper_bound=ub, diagnostics=diag
     )
     return res

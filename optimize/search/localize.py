@@ -34,10 +34,10 @@ import numpy as np
 from numpy.typing import NDArray
 
 from fmacro.optimize.search.points import ClassPoints, as_points
-from fmacro.validation.dispatch import kernel
-from fmacro.validation.values import read_only_copies
 from fmacro.validation.checks import check_beta
 from fmacro.validation.counts import frozen_array
+from fmacro.validation.dispatch import kernel
+from fmacro.validation.values import read_only_copies
 
 __all__ = ["LocalizeResult", "localize"]
 

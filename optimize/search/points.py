@@ -125,7 +125,7 @@ from fmacro.validation.counts import count_scalar, frozen_array
 from fmacro.validation.values import read_only_copies
 from fmacro.validation.weights import check_sample_weight
 
-__all__ = ["ClassPoints", "as_points", "class_points"]
+__all__ = ["ClassPoints", "as_points", "class_points", "class_points_checked"]
 
 
 # Named converters around frozen_array (mypy's attrs plugin takes named functions only).
@@ -470,7 +470,28 @@ def class_points(
     >>> class_points(scores, labels, dominated="drop").full_cut.tolist()
     [0, 1, 2, 4, 6, 0, 1, 3, 6]
     """
-    zd = check_zero_division(zero_division)
+    return class_points_checked(
+        scores,
+        labels,
+        check_zero_division(zero_division),
+        empty_classes=empty_classes,
+        sample_weight=sample_weight,
+        dominated=dominated,
+    )
+
+
+def class_points_checked(
+    scores: Any,
+    labels: Any,
+    zd: float,
+    *,
+    empty_classes: str = "exclude",
+    sample_weight: Any = None,
+    dominated: str = "keep",
+) -> ClassPoints:
+    """:func:`class_points` with ``zero_division`` already checked (``zd``, by
+    :func:`~fmacro.validation.checks.check_zero_division` at the caller's public entry,
+    such as :func:`optimize.tune`); the scores, labels and weights are checked here."""
     check_empty_classes(empty_classes, zd)
     if dominated not in DOMINATED_CHOICES:
         raise ValueError(f"dominated must be 'keep' or 'drop', got {dominated!r}")

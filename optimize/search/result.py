@@ -606,9 +606,32 @@ class ThresholdResult:
         (:meth:`ClassPoints.full_cuts`), whatever points the search ran on; its
         :attr:`tuning` counts are those of the cuts (:meth:`TuningCounts.from_points`).
         """
-        # Each input is checked once here; the helpers below take checked values.
+        return cls.from_checked_cuts(
+            points,
+            cuts,
+            beta=check_beta(beta),
+            method=method,
+            upper_bound=upper_bound,
+            diagnostics=diagnostics,
+        )
+
+    @classmethod
+    def from_checked_cuts(
+        cls,
+        points: ClassPoints,
+        cuts: ArrayLike,
+        *,
+        beta: float,
+        method: str,
+        upper_bound: float = math.nan,
+        diagnostics: Mapping[str, Any] | None = None,
+    ) -> ThresholdResult:
+        """:meth:`from_cuts` with ``beta`` already checked (by
+        :func:`~fmacro.validation.checks.check_beta` at the caller's public entry): the
+        searches' ``*_checked`` entries build their results here, so a call checks its
+        settings once."""
         cuts_arr = check_cuts(points, cuts)
-        b = check_beta(beta)
+        b = beta
         p, r = _macro_pr_at(points, cuts_arr)
         f = float(f_beta_from_pr(p, r, b))
         ub = float(upper_bound)

@@ -8,6 +8,7 @@ on those rows, 0/0 rule included (:func:`~fmacro.validation.measures.macro_from_
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from functools import partial
 from typing import Any, Protocol, TypeVar
@@ -16,30 +17,23 @@ import attrs
 import numpy as np
 from numpy.typing import NDArray
 
-from fmacro.optimize.inputs import as_binary_labels, label_rows, matching_shapes, scores_checked
 from fmacro.optimize._weighted import weighted_class_sizes, weighted_predicted_counts
 from fmacro.optimize.evaluation import predicted_counts, row_threshold_counts
+from fmacro.optimize.inputs import as_binary_labels, label_rows, matching_shapes, scores_checked
 from fmacro.optimize.search._blocks import check_dense_scores, run_beside
 from fmacro.optimize.search._fbeta import argv
 from fmacro.optimize.search.linearization import linearized_cuts
-from fmacro.optimize.search.points import class_points
-from fmacro.optimize.tuning._hull_points import (
-    WalkedHulls,
-    WalkInputs,
-    walk_inputs,
-    walked_hulls,
-)
-from fmacro.optimize.tuning._solve import (
-    Problem,
-    fill_unseen_grid,
-    fit_thresholds,
-    problem_from_points,
-)
+from fmacro.optimize.tuning.columns import WalkedColumns
+from fmacro.optimize.tuning.hulls import WalkedHulls
+from fmacro.optimize.tuning.problem import Problem, every_cut_problem, fill_empty_thresholds
+from fmacro.optimize.tuning.settings import TuneSettings
 from fmacro.optimize.tuning.smoothing import centred_values
+from fmacro.optimize.tuning.solve import fit_thresholds
+from fmacro.optimize.tuning.source import WalkInputs, walk_inputs
 from fmacro.validation.checks import is_sparse
 from fmacro.validation.measures import macro_from_counts
 
-__all__ = ["cv_scores"]
+__all__ = ["cv_scores", "cv_scores_checked"]
 
 
 def cv_scores(
@@ -53,8 +47,25 @@ def cv_scores(
     n_eval: float | None,
     b: float,
     method: str,
-    unseen: str,
+    empty_rule: str,
     calibrated: bool,
+    inputs: WalkInputs | None = None,
+    weights: NDArray[np.float64] | None = None,
+) -> NDArray[np.float64]:
+    """:func:`cv_scores_checked` of settings given one by one (all checked)."""
+    n = math.nan if n_eval is None else float(n_eval)  # each half sets its own
+    settings = TuneSettings(b, zd, n, method, empty_rule, pi, calibrated)
+    return cv_scores_checked(scores, labels, grid, repeats, seed, settings, n_eval, inputs, weights)
+
+
+def cv_scores_checked(
+    scores: Any,
+    labels: Any,
+    grid: tuple[float, ...],
+    repeats: int,
+    seed: int,
+    settings: TuneSettings,
+    n_eval: float | None,
     inputs: WalkInputs | None = None,
     weights: NDArray[np.float64] | None = None,
 ) -> NDArray[np.float64]:
@@ -70,7 +81,7 @@ def cv_scores(
     With checked ``weights`` (never with ``inputs``) the halves are still row splits; each
     half carries its rows' weights: fitted on its weighted points, scored by weighted
     counts, its default batch size the held-out half's total weight. A half whose rows
-    all weigh 0 is skipped like a half without positives.
+    all weigh 0 is skipped like a half without any positive.
     """
     n_obj = matching_shapes(scores, labels)[0]
     if n_obj < 4:
@@ -80,7 +91,7 @@ def cv_scores(
     data: _Halves = (
         _Copied(scores, labels, weights) if inputs is None else _Walked(inputs, scores, labels)
     )
-    fit = _Fit(grid, zd, pi, b, method, unseen, calibrated)
+    fit = _Fit.of(grid, settings)
     rng = np.random.default_rng(seed)
     total = np.zeros(len(grid))
     used = 0
@@ -126,15 +137,28 @@ _R = TypeVar("_R")
 
 @attrs.frozen
 class _Fit:
-    """The settings every inner fit shares (checked by ``tune``)."""
+    """The grid and the settings every inner fit shares (checked by ``tune``)."""
 
     grid: tuple[float, ...]
     zd: float
     pi: NDArray[np.float64] | None
     b: float
     method: str
-    unseen: str
+    empty_rule: str  # tune's ``unseen=``
     calibrated: bool
+
+    @classmethod
+    def of(cls, grid: tuple[float, ...], s: TuneSettings) -> _Fit:
+        return cls(
+            grid, s.zero_division, s.base_rates, s.beta, s.method, s.empty_rule, s.calibrated
+        )
+
+    def settings(self, n_eval: float) -> TuneSettings:
+        """The settings of an inner fit for batches of ``n_eval`` (no exact step)."""
+        full = TuneSettings(
+            self.b, self.zd, n_eval, self.method, self.empty_rule, self.pi, self.calibrated
+        )
+        return full.for_inner_fits(n_eval)
 
 
 class _Halves(Protocol):
@@ -188,41 +212,20 @@ class _Walked:
 
     def _walk(
         self, rows: NDArray[np.int64], n: float, fit: _Fit
-    ) -> tuple[WalkedHulls, WalkInputs, NDArray[np.int64] | None]:
-        """The half's hull cuts at every grid value, and what walks its columns again
-        (the inputs and their rows: the whole dense input read at ``rows``, or the
-        half's own CSC matrix)."""
+    ) -> tuple[WalkedHulls, WalkedColumns]:
+        """The half's hull cuts at every grid value, and its columns (the whole dense
+        input read at ``rows``, or the half's own CSC matrix)."""
         if self.sparse:
-            half = walk_inputs(self.scores[rows], self.labels[rows])
-            walked = walked_hulls(half, fit.grid, n_eval=n, zero_division=fit.zd, base_rates=fit.pi)
-            return walked, half, None
-        walked = walked_hulls(
-            self.inputs, fit.grid, n_eval=n, zero_division=fit.zd, rows=rows, base_rates=fit.pi
-        )
-        return walked, self.inputs, rows
+            half = WalkedColumns(walk_inputs(self.scores[rows], self.labels[rows]))
+        else:
+            half = WalkedColumns(self.inputs, rows)
+        return half.walked_hulls(fit.grid, fit.settings(n), second=False), half
 
     def _fit(
-        self,
-        walked: WalkedHulls,
-        inputs: WalkInputs,
-        rows: NDArray[np.int64] | None,
-        n: float,
-        fit: _Fit,
+        self, walked: WalkedHulls, half: WalkedColumns, n: float, fit: _Fit
     ) -> NDArray[np.float64]:
-        missing = walked.missing()
-        wanted = fit.unseen == "prior" and missing.size
-        # what the rule for unseen classes reads: the columns walked, N and zero_division
-        shared = Problem(
-            walked.points(0, fit.zd),
-            inputs if wanted else None,
-            fit.pi,
-            n,
-            fit.b,
-            "fixed_point",
-            unseen_columns=missing,
-            unseen_rows=rows,
-            exact=False,
-        )
+        # what the rule for the empty classes reads: the half's columns and settings
+        shared = Problem.from_points(walked.points(0, fit.zd), fit.settings(n), half)
         out = np.full((len(fit.grid), walked.n_cols), np.inf)
         b2 = fit.b * fit.b
         phis = []
@@ -233,8 +236,8 @@ class _Walked:
             cuts, big_p, big_r = linearized_cuts(indptr, p, r, fit.b, are_chains=True)
             out[g, walked.columns] = thr[indptr[:-1] + cuts]
             phis.append(float(argv(big_p, big_r, b2)))
-        # one walk of the unseen columns for every grid value
-        fill_unseen_grid(shared, fit.grid, phis, out)
+        # one walk of the empty columns for every grid value
+        fill_empty_thresholds(shared, fit.grid, phis, out)
         return out
 
     def held_out(self, rows: NDArray[np.int64], fit: _Fit) -> _Score | None:
@@ -286,11 +289,7 @@ class _Copied:
         if w is not None and not w.any():
             return None
         s, y = _rows(self.scores, rows), _rows(self.labels, rows)
-        raw = class_points(s, y, zero_division=fit.zd, sample_weight=w)
-        prob = problem_from_points(
-            raw, s, fit.pi, n, fit.b, fit.method, fit.unseen, fit.calibrated, w
-        )
-        prob = attrs.evolve(prob, exact=False)
+        prob = every_cut_problem(s, y, fit.settings(n), w)
         return np.stack([fit_thresholds(prob, a) for a in fit.grid])
 
     def held_out(self, rows: NDArray[np.int64], fit: _Fit) -> _Score | None:

@@ -28,18 +28,15 @@ from numpy.typing import NDArray
 
 from fmacro.optimize._frames import names_from_frames
 from fmacro.optimize.inputs import matrix_shape
-from fmacro.optimize.search.fixed_point import fixed_point
+from fmacro.optimize.offsets import indptr_from_counts
+from fmacro.optimize.search.fixed_point import fixed_point_checked
 from fmacro.optimize.search.points import ClassPoints
 from fmacro.optimize.search.result import ThresholdResult
+from fmacro.optimize.tuning.smoothing import frozen_floats
 from fmacro.validation.checks import check_beta, check_zero_division, is_sparse
-from fmacro.validation.counts import frozen_array
 from fmacro.validation.weights import check_sample_weight
 
 __all__ = ["ExpectedPoints", "etu", "expected_points", "model_centres"]
-
-
-def _ro_float(arr: Any) -> NDArray[np.float64]:
-    return frozen_array(arr, np.float64)
 
 
 @attrs.frozen(eq=False)
@@ -51,9 +48,11 @@ class ExpectedPoints(ClassPoints):
     are in ``expected_tp`` and the expected class sizes in ``expected_positives``.
     """
 
-    expected_tp: NDArray[np.float64] = attrs.field(converter=_ro_float, factory=lambda: np.zeros(0))
+    expected_tp: NDArray[np.float64] = attrs.field(
+        converter=frozen_floats, factory=lambda: np.zeros(0)
+    )
     expected_positives: NDArray[np.float64] = attrs.field(
-        converter=_ro_float, factory=lambda: np.zeros(0)
+        converter=frozen_floats, factory=lambda: np.zeros(0)
     )
 
     @cached_property
@@ -89,8 +88,7 @@ def _cut_slots(
     ends = np.ones(srt.shape, dtype=bool)
     ends[:-1] = srt[:-1] != srt[1:]
     counts = ends.sum(axis=0) + 1  # + the empty cut
-    indptr = np.zeros(srt.shape[1] + 1, dtype=np.int64)
-    np.cumsum(counts, out=indptr[1:])
+    indptr = indptr_from_counts(counts)
     k_idx, r_idx = np.nonzero(ends.T)  # by class, then row (ascending)
     first = np.repeat(np.cumsum(counts - 1) - (counts - 1), counts - 1)
     slot = indptr[k_idx] + 1 + (np.arange(k_idx.size) - first)
@@ -241,7 +239,7 @@ def etu(
     """
     b = check_beta(beta)
     pts = expected_points(probabilities, zero_division=zero_division, sample_weight=sample_weight)
-    inner = fixed_point(points=pts, beta=b, zero_division=pts.zero_division)
+    inner = fixed_point_checked(pts, b)
     diag = dict(inner.diagnostics)
     diag["expected_class_sizes"] = np.asarray(pts.expected_positives)
     # no labels: the expected-count points hold no tuning counts (ThresholdResult.tuning)
@@ -268,7 +266,7 @@ def model_centres(
         eta = np.asarray(probabilities)
         counted = eta if weights is None else eta[weights > 0]
         if counted.dtype.kind in "biuf" and not counted.any():
-            # no class has mass (e.g. tune's classes without tuning positives, all 0)
+            # no class has mass (e.g. tune's empty classes, all 0)
             if eta.shape[1] != points.n_columns:
                 raise ValueError(
                     f"probabilities has {eta.shape[1]} columns, the points {points.n_columns}"

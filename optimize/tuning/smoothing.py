@@ -42,21 +42,24 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from fmacro.optimize.search.points import ClassPoints
-from fmacro.validation.dispatch import kernel
 from fmacro.validation.counts import frozen_array
+from fmacro.validation.dispatch import kernel
 
 __all__ = [
     "SmoothedPoints",
     "check_base_rates",
     "check_n_eval",
     "check_pseudo_count",
+    "frozen_floats",
     "smooth_points",
     "smoothed_at",
 ]
 
 
-def _ro_float(arr: Any) -> NDArray[np.float64]:
-    return frozen_array(arr, np.float64)
+def frozen_floats(values: Any) -> NDArray[np.float64]:
+    """:func:`~fmacro.validation.counts.frozen_array` as float64: the converter of the
+    float fields of tuning's frozen values (attrs' typing wants a named function)."""
+    return frozen_array(values, np.float64)
 
 
 def _number(value: object, name: str, expected: str) -> float:
@@ -145,10 +148,16 @@ class SmoothedPoints(ClassPoints):
     """
 
     pseudo_count: float = attrs.field(converter=float, default=0.0)
-    base_rate: NDArray[np.float64] = attrs.field(converter=_ro_float, factory=lambda: np.zeros(0))
+    base_rate: NDArray[np.float64] = attrs.field(
+        converter=frozen_floats, factory=lambda: np.zeros(0)
+    )
     n_eval: float = attrs.field(converter=float, default=math.inf)
-    centre_p: NDArray[np.float64] = attrs.field(converter=_ro_float, factory=lambda: np.zeros(0))
-    centre_r: NDArray[np.float64] = attrs.field(converter=_ro_float, factory=lambda: np.zeros(0))
+    centre_p: NDArray[np.float64] = attrs.field(
+        converter=frozen_floats, factory=lambda: np.zeros(0)
+    )
+    centre_r: NDArray[np.float64] = attrs.field(
+        converter=frozen_floats, factory=lambda: np.zeros(0)
+    )
 
     def raw(self) -> ClassPoints:
         """The unsmoothed points (same arrays)."""
@@ -386,8 +395,8 @@ def sharing(
     for field in attrs.fields(ClassPoints):
         object.__setattr__(obj, field.name, getattr(base, field.name))
     object.__setattr__(obj, "pseudo_count", float(pseudo_count))
-    object.__setattr__(obj, "base_rate", _ro_float(base_rate))
+    object.__setattr__(obj, "base_rate", frozen_floats(base_rate))
     object.__setattr__(obj, "n_eval", float(n_eval))
-    object.__setattr__(obj, "centre_p", _ro_float(centre_p))
-    object.__setattr__(obj, "centre_r", _ro_float(centre_r))
+    object.__setattr__(obj, "centre_p", frozen_floats(centre_p))
+    object.__setattr__(obj, "centre_r", frozen_floats(centre_r))
     return obj

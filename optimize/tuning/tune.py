@@ -19,8 +19,8 @@ for the *smoothed* objective; it is in ``diagnostics``: ``smoothed_f``,
 ``smoothed_upper_bound``, ``smoothed_gap``, ``certified`` (True for
 ``method="fixed_point"``, ``"exact"`` and ``"domain"``).
 
-Classes without tuning positives
---------------------------------
+Classes without tuning positives (empty classes)
+------------------------------------------------
 They are not part of the objective (nothing is known about their recall). With
 ``unseen="prior"`` (default) such a class gets the cut that maximizes the
 linearization of the smoothed objective at the returned solution,
@@ -51,23 +51,25 @@ from fmacro.optimize._frames import names_from_frames
 from fmacro.optimize.inputs import matching_shapes
 from fmacro.optimize.search.points import ClassPoints, as_points
 from fmacro.optimize.search.result import ThresholdResult
-from fmacro.optimize.tuning._hull_points import smoothed_hull_fit, walk_inputs
-from fmacro.optimize.tuning._prior_cv import cv_scores
-from fmacro.optimize.tuning._solve import Problem, build_problem, hull_problem, solve
+from fmacro.optimize.tuning._prior_cv import cv_scores_checked
+from fmacro.optimize.tuning.columns import WalkedColumns
+from fmacro.optimize.tuning.hulls import smoothed_hull_at
+from fmacro.optimize.tuning.problem import Problem, every_cut_problem
+from fmacro.optimize.tuning.settings import EMPTY_CLASS_RULES, METHODS, TuneSettings
 from fmacro.optimize.tuning.smoothing import (
     SmoothedPoints,
     check_base_rates,
     check_n_eval,
     check_pseudo_count,
 )
+from fmacro.optimize.tuning.solve import solve
+from fmacro.optimize.tuning.source import walk_inputs
 from fmacro.validation.checks import check_beta, check_zero_division
 from fmacro.validation.weights import check_sample_weight
 
 __all__ = ["DEFAULT_CV_GRID", "tune"]
 
 DEFAULT_CV_GRID: tuple[float, ...] = (0.0, 1.0, 3.0, 10.0, 30.0)
-_METHODS = ("fixed_point", "exact", "per_class", "cyclic", "domain")
-_UNSEEN = ("prior", "never")
 
 
 @names_from_frames("scores", "labels")
@@ -205,9 +207,9 @@ def tune(
     """
     b = check_beta(beta)
     zd = check_zero_division(zero_division)
-    if method not in _METHODS:
-        raise ValueError(f"method must be one of {_METHODS}, got {method!r}")
-    if unseen not in _UNSEEN:
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {METHODS}, got {method!r}")
+    if unseen not in EMPTY_CLASS_RULES:
         raise ValueError(f"unseen must be 'prior' or 'never', got {unseen!r}")
     use_cv = isinstance(prior, str)
     if use_cv and prior != "cv":
@@ -241,44 +243,39 @@ def tune(
             raise TypeError(f"random_state must be an int >= 0, got {random_state!r}")
         if random_state < 0:
             raise ValueError(f"random_state must be an int >= 0 (a seed), got {random_state}")
+    settings = TuneSettings(b, zd, n, method, unseen, pi, bool(calibrated))
     # the fused hull walk: scores (dense or sparse), the default search, own or given
     # base rates (prior="cv" walks its halves too); it counts rows, so no weights
     fast = points is None and weights is None and method == "fixed_point" and not calibrated
     # every path but the fast one builds its problem first: bad input is reported for the
     # whole input before the cross-validation splits it
     problem: Problem | None = None
-    inputs = None  # the fast path's checked input, shared by its walks
+    columns = None  # the fast path's checked input, shared by its walks
     if points is not None:
-        problem = Problem(raw_pts, None, pi, n, b, method)
+        problem = Problem.from_points(raw_pts, settings)
     elif not fast:
-        problem = build_problem(
-            scores, labels, zd, pi, n, b, method, unseen, bool(calibrated), weights
-        )
+        problem = every_cut_problem(scores, labels, settings, weights)
     else:
-        inputs = walk_inputs(scores, labels)
+        columns = WalkedColumns(walk_inputs(scores, labels))
     extra: dict[str, Any] = {}
     if use_cv:
-        cv = cv_scores(
+        cv = cv_scores_checked(
             scores,
             labels,
             grid,
             cv_repeats,
             int(random_state),
-            zd,
-            pi,
-            n_eval,
-            b,
-            method,
-            unseen,
-            bool(calibrated),
-            inputs,
+            settings,
+            None if n_eval is None else n,
+            None if columns is None else columns.inputs,
             weights,
         )
         a = grid[int(np.argmax(cv))]
         extra = {"cv_grid": np.asarray(grid), "cv_scores": cv}
-    if problem is None and inputs is not None:  # the fast path: the hull cuts at the a chosen
-        hull, second = smoothed_hull_fit(inputs, a, n_eval=n, zero_division=zd, base_rates=pi)
-        problem = hull_problem(hull, inputs, b, unseen, pi, second)
+    if problem is None and columns is not None:  # the fast path: the hull cuts at the a chosen
+        walked = columns.walked_hulls((a,), settings, second=True)
+        hull = smoothed_hull_at(walked, 0, float(a), n, zd)
+        problem = Problem.from_walk(hull, settings, columns, walked.second)
     if problem is None:
         raise AssertionError("every path builds a problem")
     return solve(problem, a, extra)

@@ -30,6 +30,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from fmacro.dask._imports import import_dask, is_dask_collection
+from fmacro.optimize.offsets import indptr_from_counts
 from fmacro.validation.checks import check_exact_in_float64, is_sparse
 
 __all__ = [
@@ -310,8 +311,7 @@ def partition_columns(frame: Any, spec: RowSpec) -> tuple[Any, Any, NDArray[np.i
     shape = (n, int(columns.size))
 
     def csc(keep: NDArray[np.bool_], data: NDArray[Any]) -> Any:
-        indptr = np.zeros(columns.size + 1, dtype=np.int64)
-        np.cumsum(np.bincount(local[keep], minlength=columns.size), out=indptr[1:])
+        indptr = indptr_from_counts(np.bincount(local[keep], minlength=columns.size))
         return sp.csc_matrix((data, obj[keep], indptr), shape=shape)
 
     retrieved = ~np.isnan(score)

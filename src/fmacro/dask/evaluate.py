@@ -19,8 +19,8 @@ import numpy as np
 from fmacro.dask._checks import check_known_chunks, is_dask_array
 from fmacro.dask._imports import import_dask, is_dask_collection
 from fmacro.validation import BinFValidation, MultiFValidation, MultiLabelFValidation, Validation
-from fmacro.validation.frames import frame_columns
 from fmacro.validation.checks import check_beta, check_zero_division, is_sparse
+from fmacro.validation.frames import frame_columns
 from fmacro.validation.multiclass import resolve_classes
 
 __all__ = ["evaluate", "find_classes", "tree_reduce"]

@@ -19,7 +19,7 @@ its blocks carry the full cut tables (O(entries) to the client).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import attrs
@@ -29,23 +29,21 @@ from numpy.typing import NDArray
 from fmacro.dask._checks import (
     ROW_COLUMNS,
     RowSpec,
-    array_inputs,
     check_unread_scores,
-    is_dask_array,
     partition_columns,
-    row_names,
-    row_spec,
 )
-from fmacro.dask._imports import import_dask, is_dask_collection
+from fmacro.dask._imports import import_dask
+from fmacro.dask.blocks import block_tasks, column_order, concat_ptr, has_positive, segments
 from fmacro.optimize.baselines.global_threshold import global_threshold as _global_threshold
 from fmacro.optimize.baselines.per_class import per_class as _per_class
+from fmacro.optimize.offsets import indptr_from_counts, row_of_entries
 from fmacro.optimize.search.coordinate import per_class_cuts
 from fmacro.optimize.search.domain import domain_from_sweep
 from fmacro.optimize.search.hull import ClassHulls, Sweep, class_hulls, edge_sweep
 from fmacro.optimize.search.linearization import fixed_point_from_sweep
 from fmacro.optimize.search.points import ClassPoints, class_points
 from fmacro.optimize.search.result import ThresholdResult
-from fmacro.validation.checks import check_beta, check_zero_division, is_sparse
+from fmacro.validation.checks import check_beta, check_zero_division
 from fmacro.validation.counts import frozen_array
 
 __all__ = [
@@ -59,14 +57,6 @@ __all__ = [
 ]
 
 
-def _ro_int(a: Any) -> NDArray[np.int64]:
-    return frozen_array(a, np.int64)
-
-
-def _ro_float(a: Any) -> NDArray[np.float64]:
-    return frozen_array(a, np.float64)
-
-
 @attrs.frozen(eq=False)
 class HullBlock:
     """What one worker sends back for its classes: hull vertices and their cut table.
@@ -77,18 +67,18 @@ class HullBlock:
     vertex arrays are those of ``class_hulls`` with ``vertex_cut`` indexing the kept cuts.
     """
 
-    class_index: NDArray[np.int64] = attrs.field(converter=_ro_int)
-    support: NDArray[np.int64] = attrs.field(converter=_ro_int)
-    cut_indptr: NDArray[np.int64] = attrs.field(converter=_ro_int)
-    cut: NDArray[np.int64] = attrs.field(converter=_ro_int)
-    tp: NDArray[np.int64] = attrs.field(converter=_ro_int)
-    fp: NDArray[np.int64] = attrs.field(converter=_ro_int)
-    threshold: NDArray[np.float64] = attrs.field(converter=_ro_float)
-    vertex_indptr: NDArray[np.int64] = attrs.field(converter=_ro_int)
-    vertex_cut: NDArray[np.int64] = attrs.field(converter=_ro_int)
-    vertex_p: NDArray[np.float64] = attrs.field(converter=_ro_float)
-    vertex_r: NDArray[np.float64] = attrs.field(converter=_ro_float)
-    edge_angle: NDArray[np.float64] = attrs.field(converter=_ro_float)
+    class_index: NDArray[np.int64] = attrs.field(converter=frozen_array)
+    support: NDArray[np.int64] = attrs.field(converter=frozen_array)
+    cut_indptr: NDArray[np.int64] = attrs.field(converter=frozen_array)
+    cut: NDArray[np.int64] = attrs.field(converter=frozen_array)
+    tp: NDArray[np.int64] = attrs.field(converter=frozen_array)
+    fp: NDArray[np.int64] = attrs.field(converter=frozen_array)
+    threshold: NDArray[np.float64] = attrs.field(converter=frozen_array)
+    vertex_indptr: NDArray[np.int64] = attrs.field(converter=frozen_array)
+    vertex_cut: NDArray[np.int64] = attrs.field(converter=frozen_array)
+    vertex_p: NDArray[np.float64] = attrs.field(converter=frozen_array)
+    vertex_r: NDArray[np.float64] = attrs.field(converter=frozen_array)
+    edge_angle: NDArray[np.float64] = attrs.field(converter=frozen_array)
 
     @property
     def n_classes(self) -> int:
@@ -101,9 +91,8 @@ class HullBlock:
 
     @classmethod
     def empty(cls) -> HullBlock:
-        z = np.zeros(0)
-        one = np.zeros(1)
-        return cls(z, z, one, z, z, z, z, one, z, z, z, z)
+        z, one, f = np.zeros(0, np.int64), np.zeros(1, np.int64), np.zeros(0)
+        return cls(z, z, one, z, z, z, f, one, z, f, f, f)
 
     @classmethod
     def from_points(
@@ -113,7 +102,7 @@ class HullBlock:
         hulls = class_hulls(points)
         indptr = np.asarray(points.indptr)
         n = points.n_classes
-        vertex_class = np.repeat(np.arange(n), np.diff(hulls.vertex_indptr))
+        vertex_class = row_of_entries(hulls.vertex_indptr)
         vertex_global = indptr[vertex_class] + np.asarray(hulls.vertex_cut)
         if every_cut:
             keep = np.arange(int(indptr[-1]), dtype=np.int64)
@@ -121,8 +110,7 @@ class HullBlock:
             best = indptr[:-1] + per_class_cuts(points, beta)
             keep = np.union1d(vertex_global, best).astype(np.int64)
         owner = np.searchsorted(indptr, keep, side="right") - 1
-        cut_indptr = np.zeros(n + 1, dtype=np.int64)
-        np.cumsum(np.bincount(owner, minlength=n), out=cut_indptr[1:])
+        cut_indptr = indptr_from_counts(np.bincount(owner, minlength=n))
         vertex_cut = np.searchsorted(keep, vertex_global) - cut_indptr[vertex_class]
         return cls(
             class_index=columns[np.asarray(points.class_index)],
@@ -148,15 +136,9 @@ class _Settings:
     every_cut: bool
 
 
-def _has_positive(labels: Any) -> bool:
-    if is_sparse(labels):
-        return bool(labels.count_nonzero() > 0)
-    return bool(np.count_nonzero(np.asarray(labels)) > 0)
-
-
 def _block(scores: Any, labels: Any, columns: NDArray[np.int64], s: _Settings) -> HullBlock:
     """Worker side: class points of a block of columns, reduced to their hulls."""
-    if s.empty_classes == "exclude" and not _has_positive(labels):
+    if s.empty_classes == "exclude" and not has_positive(labels):
         check_unread_scores(scores, columns)  # as class_points checks every column
         return HullBlock.empty()  # no kept class here; the client checks the whole
     # hulls and T_b cuts never need a dominated cut; global_threshold needs every cut
@@ -185,22 +167,6 @@ def _frame_block(frame: Any, spec: RowSpec, s: _Settings) -> HullBlock:
 # --------------------------------------------------------------------------- client side
 
 
-def _segments(indptr: NDArray[np.int64], order: NDArray[np.int64]) -> tuple[Any, Any]:
-    """(new indptr, gather index) that put CSR segments in ``order``."""
-    lengths = np.diff(indptr)[order]
-    new = np.zeros(order.size + 1, dtype=np.int64)
-    np.cumsum(lengths, out=new[1:])
-    index = np.repeat(indptr[:-1][order] - new[:-1], lengths) + np.arange(new[-1])
-    return new, index
-
-
-def _concat_ptr(ptrs: Sequence[NDArray[np.int64]]) -> NDArray[np.int64]:
-    sizes = np.concatenate([np.diff(p) for p in ptrs]) if ptrs else np.zeros(0, np.int64)
-    out = np.zeros(sizes.size + 1, dtype=np.int64)
-    np.cumsum(sizes, out=out[1:])
-    return out
-
-
 @attrs.frozen(eq=False)
 class ReducedSearch:
     """The client's view: reduced points and hulls in column order, and the sweep.
@@ -209,7 +175,7 @@ class ReducedSearch:
     """
 
     sweep: Sweep
-    cut: NDArray[np.int64] = attrs.field(converter=_ro_int)
+    cut: NDArray[np.int64] = attrs.field(converter=frozen_array)
 
     @property
     def points(self) -> ClassPoints:
@@ -228,10 +194,10 @@ def merge_blocks(
     blocks = [b for b in blocks if b.n_classes]
     class_index = np.concatenate([np.zeros(0, np.int64), *(b.class_index for b in blocks)])
     order = column_order(class_index)
-    cut_ptr, cut_at = _segments(_concat_ptr([b.cut_indptr for b in blocks]), order)
-    vtx_ptr, vtx_at = _segments(_concat_ptr([b.vertex_indptr for b in blocks]), order)
+    cut_ptr, cut_at = segments(concat_ptr([b.cut_indptr for b in blocks]), order)
+    vtx_ptr, vtx_at = segments(concat_ptr([b.vertex_indptr for b in blocks]), order)
     edge_ptrs = [b.vertex_indptr - np.arange(b.n_classes + 1) for b in blocks]
-    _, edge_at = _segments(_concat_ptr(edge_ptrs), order)
+    _, edge_at = segments(concat_ptr(edge_ptrs), order)
 
     def cat(name: str) -> NDArray[Any]:
         return np.concatenate([getattr(b, name) for b in blocks])
@@ -258,64 +224,10 @@ def merge_blocks(
     return ReducedSearch(edge_sweep(hulls), cat("cut")[cut_at])
 
 
-def column_order(columns: NDArray[np.int64]) -> NDArray[np.int64]:
-    """The order that sorts the blocks' classes ``columns`` (concatenated) by column;
-    refuses none at all, and a class in two blocks."""
-    if columns.size == 0:
-        raise ValueError("labels has no class with a positive example")
-    order = np.argsort(columns, kind="stable")
-    if np.any(np.diff(columns[order]) == 0):
-        raise ValueError("a class appears in two blocks; each class's rows must be in one block")
-    return order
-
-
 def _check_empty_classes(empty_classes: str, zd: float) -> None:
     from fmacro.optimize.inputs import check_empty_classes
 
     check_empty_classes(empty_classes, zd)
-
-
-def _array_blocks(
-    scores: Any, labels: Any, task: Callable[..., Any], settings: Any, shape: tuple[Any, Any]
-) -> tuple[list[Any], int, int]:
-    """One delayed ``task(scores_block, labels_block, first_column, settings)`` per
-    column chunk, and the shape (``shape``: the ``n_samples, n_classes`` given)."""
-    dask = import_dask()
-    da = dask.array
-    labels, n_samples, n_classes = array_inputs(scores, labels, *shape)
-    # a block holds whole columns: a class's cuts need all its objects
-    scores = scores.rechunk({0: -1})
-    labels = (
-        labels.rechunk(scores.chunks)
-        if is_dask_collection(labels)
-        else da.from_array(labels, chunks=scores.chunks)
-    )
-    firsts = np.concatenate(([0], np.cumsum(scores.chunks[1])[:-1]))
-    # optimize_graph=False: optimized apart, the two graphs would each inline a source
-    # the scores and labels share, computing it twice (dask.compute optimizes the join).
-    s_blocks = scores.to_delayed(optimize_graph=False).ravel()
-    l_blocks = labels.to_delayed(optimize_graph=False).ravel()
-    blocks = [
-        dask.delayed(task, pure=True)(sb, lb, int(first), settings)
-        for sb, lb, first in zip(s_blocks, l_blocks, firsts, strict=True)
-    ]
-    return blocks, n_samples, n_classes
-
-
-def _frame_blocks(
-    frame: Any, spec: RowSpec, task: Callable[..., Any], settings: Any
-) -> tuple[list[Any], int, int]:
-    """One delayed ``task(partition, spec, settings)`` per partition of the rows
-    shuffled by class, and the shape."""
-    dask = import_dask()
-    # every row of a class in one partition: a class's cuts need all its rows, and a
-    # repeated (object, class) pair is found there
-    by_class = frame[list(spec.names)].shuffle(on=spec.names[1])
-    blocks = [
-        dask.delayed(task, pure=True)(part, spec, settings)
-        for part in by_class.to_delayed(optimize_graph=False)
-    ]
-    return blocks, spec.n_samples, spec.n_classes
 
 
 def _absent_classes(
@@ -396,69 +308,6 @@ def reduced_sweep(
         if extra is not None:
             blocks.append(extra)
     return merge_blocks(blocks, n, k, zd)
-
-
-def block_tasks(
-    scores: Any,
-    labels: Any,
-    tasks: tuple[Callable[..., Any], Callable[..., Any]],
-    settings: Any,
-    *,
-    columns: Sequence[str] = ROW_COLUMNS,
-    n_samples: int | None = None,
-    n_classes: int | None = None,
-    scheduler: Any = None,
-) -> tuple[list[Any], int, int]:
-    """The delayed worker tasks of a dask array of scores with its labels (the first of
-    ``tasks``, per column chunk) or of a dask DataFrame of rows (the second, per
-    partition, checked there by :func:`~fmacro.dask._checks.partition_columns`), and the
-    shape ``(n_samples, n_classes)``."""
-    names = _row_names(scores, labels, columns)
-    if names is not None:
-        spec = row_spec(scores, names, n_samples, n_classes, scheduler)
-        return _frame_blocks(scores, spec, tasks[1], settings)
-    return _array_blocks(scores, labels, tasks[0], settings, (n_samples, n_classes))
-
-
-def input_shape(
-    scores: Any,
-    labels: Any,
-    *,
-    columns: Sequence[str] = ROW_COLUMNS,
-    n_samples: int | None = None,
-    n_classes: int | None = None,
-    scheduler: Any = None,
-) -> tuple[int, int]:
-    """``(n_samples, n_classes)`` of the input :func:`block_tasks` takes, checked as it
-    checks it (for rows without both given, one pass for the largest ids)."""
-    names = _row_names(scores, labels, columns)
-    if names is not None:
-        spec = row_spec(scores, names, n_samples, n_classes, scheduler)
-        return spec.n_samples, spec.n_classes
-    _, n, k = array_inputs(scores, labels, n_samples, n_classes)
-    return n, k
-
-
-def _row_names(
-    scores: Any, labels: Any, columns: Sequence[str]
-) -> tuple[str, str, str, str] | None:
-    """The four row columns' names for a dask DataFrame of rows, ``None`` for an array."""
-    if not is_dask_collection(scores):
-        raise TypeError(
-            f"scores must be a dask array or a dask DataFrame of rows, got {type(scores).__name__}"
-        )
-    if getattr(scores, "ndim", 0) == 2 and hasattr(scores, "divisions"):
-        if labels is not None:
-            raise ValueError("rows carry their labels: pass labels=None with a DataFrame")
-        return row_names(columns)
-    if not is_dask_array(scores):
-        raise TypeError(
-            "scores must be a dask array or a dask DataFrame of rows, got a "
-            f"{type(scores).__name__}"
-        )
-    if labels is None:
-        raise TypeError("labels are required with a dask array of scores")
-    return None
 
 
 def _search(args: tuple[Any, ...], options: dict[str, Any], every_cut: bool) -> ReducedSearch:

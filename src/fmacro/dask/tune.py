@@ -4,23 +4,25 @@ A class's smoothed points depend on its own column and on numbers every worker k
 the pseudo-count a, the number of rows N, the evaluation batch size and the class's prior
 centre (its own rate m_k / N, or a given base rate). So each worker walks its columns
 once, as :func:`fmacro.optimize.tune` does in memory, and sends only each class's hull
-vertices (raw counts, threshold and cut number: a few per class) and its second chain.
+vertices (raw counts, threshold and cut number: a few per class) and its second layer.
 The client smooths these and runs the linearization. Where it ends on an edge, the
 exact step needs, for some classes, the cuts besides the hull vertices that can pass its
 first reduction: the client sends the floors, the workers walk just those classes' columns
 again and send those cuts, and the exact step runs on the client. The result is the
 in-memory ``tune``'s, bit for bit.
 
-Classes without tuning positives take ``tune``'s rule at the solution's angle. With its
-defaults (zero_division 0, own rates: prior centre 0) the rule predicts every object
-without reading a score; with given base rates or another zero_division, the workers
-read those classes' columns once more in a second pass.
+The empty classes (without tuning positives) take ``tune``'s rule at the solution's
+angle. With its defaults (zero_division 0, own rates: prior centre 0) the rule predicts
+every object without reading a score; with given base rates or another zero_division, the
+workers read those classes' columns once more in a second pass. :class:`WorkerColumns` is
+the workers' implementation of the seam :class:`~fmacro.optimize.tuning.columns.Columns`,
+so the client runs the in-memory solve (:mod:`fmacro.optimize.tuning.solve`) unchanged.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import attrs
@@ -29,42 +31,37 @@ from numpy.typing import ArrayLike, NDArray
 
 from fmacro.dask._checks import ROW_COLUMNS, RowSpec, check_unread_scores, partition_columns
 from fmacro.dask._imports import import_dask
-from fmacro.dask.thresholds import (
-    _concat_ptr,
-    _has_positive,
-    _ro_float,
-    _ro_int,
-    _segments,
+from fmacro.dask.blocks import (
     block_tasks,
     column_order,
+    concat_ptr,
+    has_positive,
     input_shape,
+    positions_in,
+    segments,
 )
+from fmacro.optimize.offsets import indptr_from_counts
 from fmacro.optimize.search.result import ThresholdResult
-from fmacro.optimize.tuning._hull_points import (
+from fmacro.optimize.tuning.empty import empty_thresholds
+from fmacro.optimize.tuning.hulls import WalkedHulls, smoothed_hull_at, walked_hulls
+from fmacro.optimize.tuning.problem import Problem
+from fmacro.optimize.tuning.screen import (
     Screened,
     ScreenPlan,
-    WalkedHulls,
-    _indptr,
-    _smoothed_at,
-    merge_screened,
-    screen_plan,
     screened_cuts,
-    unseen_thresholds,
-    walk_inputs,
-    walked_hulls,
 )
-from fmacro.optimize.tuning._solve import Problem, UnseenWalk, solve
+from fmacro.optimize.tuning.settings import EMPTY_CLASS_RULES, TuneSettings
 from fmacro.optimize.tuning.smoothing import (
-    SmoothedPoints,
     check_base_rates,
     check_n_eval,
     check_pseudo_count,
 )
+from fmacro.optimize.tuning.solve import solve
+from fmacro.optimize.tuning.source import walk_inputs
 from fmacro.validation.checks import check_beta, check_zero_division
+from fmacro.validation.counts import frozen_array
 
-__all__ = ["TuneBlock", "tune"]
-
-_UNSEEN = ("prior", "never")
+__all__ = ["TuneBlock", "WorkerColumns", "tune"]
 
 
 @attrs.frozen(eq=False)
@@ -86,19 +83,19 @@ class TuneBlock:
     ``centre``.
     """
 
-    columns: NDArray[np.int64] = attrs.field(converter=_ro_int)
-    support: NDArray[np.int64] = attrs.field(converter=_ro_int)
-    centre: NDArray[np.float64] = attrs.field(converter=_ro_float)
-    indptr: NDArray[np.int64] = attrs.field(converter=_ro_int)
-    tp: NDArray[np.int64] = attrs.field(converter=_ro_int)
-    fp: NDArray[np.int64] = attrs.field(converter=_ro_int)
-    threshold: NDArray[np.float64] = attrs.field(converter=_ro_float)
-    number: NDArray[np.int64] = attrs.field(converter=_ro_int)
-    # each class's second chain (p~, r~ of the upper-right chain of its other cuts):
+    columns: NDArray[np.int64] = attrs.field(converter=frozen_array)
+    support: NDArray[np.int64] = attrs.field(converter=frozen_array)
+    centre: NDArray[np.float64] = attrs.field(converter=frozen_array)
+    indptr: NDArray[np.int64] = attrs.field(converter=frozen_array)
+    tp: NDArray[np.int64] = attrs.field(converter=frozen_array)
+    fp: NDArray[np.int64] = attrs.field(converter=frozen_array)
+    threshold: NDArray[np.float64] = attrs.field(converter=frozen_array)
+    number: NDArray[np.int64] = attrs.field(converter=frozen_array)
+    # each class's second layer (p~, r~ of the upper-right chain of its other cuts):
     # what lets an edge's second walk leave out classes
-    chain_indptr: NDArray[np.int64] = attrs.field(converter=_ro_int)
-    chain_p: NDArray[np.float64] = attrs.field(converter=_ro_float)
-    chain_r: NDArray[np.float64] = attrs.field(converter=_ro_float)
+    chain_indptr: NDArray[np.int64] = attrs.field(converter=frozen_array)
+    chain_p: NDArray[np.float64] = attrs.field(converter=frozen_array)
+    chain_r: NDArray[np.float64] = attrs.field(converter=frozen_array)
 
     @property
     def n_classes(self) -> int:
@@ -106,8 +103,8 @@ class TuneBlock:
 
     @classmethod
     def empty(cls) -> TuneBlock:
-        z, one = np.zeros(0), np.zeros(1)
-        return cls(z, z, z, one, z, z, z, z, one, z, z)
+        z, one, f = np.zeros(0, np.int64), np.zeros(1, np.int64), np.zeros(0)
+        return cls(z, z, f, one, z, z, f, z, one, f, f)
 
 
 def _n_eval(s: _Settings, n_obj: int) -> float:
@@ -116,7 +113,7 @@ def _n_eval(s: _Settings, n_obj: int) -> float:
 
 def _walk(scores: Any, labels: Any, columns: NDArray[np.int64], s: _Settings) -> TuneBlock:
     """Worker side: one walk of the block's columns, keeping the smoothed hull vertices."""
-    if not _has_positive(labels):
+    if not has_positive(labels):
         check_unread_scores(scores, columns)  # as tune checks every column in memory
         return TuneBlock.empty()
     inputs = walk_inputs(scores, labels)
@@ -129,7 +126,7 @@ def _walk(scores: Any, labels: Any, columns: NDArray[np.int64], s: _Settings) ->
         second=True,
     )
     if walked.second is None:
-        raise AssertionError("the walk was asked for the second chains")
+        raise AssertionError("the walk was asked for the second layers")
     indptr, tp, fp, threshold, number = walked.cuts[0]
     chain_indptr, chain_p, chain_r = walked.second
     return TuneBlock(
@@ -148,33 +145,25 @@ def _walk(scores: Any, labels: Any, columns: NDArray[np.int64], s: _Settings) ->
 
 
 @attrs.frozen(eq=False)
-class _Unseen:
+class _Empty:
     """What the workers need for the rule's pass: the settings at one (prior, angle) pair,
-    and the columns without tuning positives with their prior centres."""
+    and the columns of the empty classes with their prior centres."""
 
     settings: _Settings
     columns: NDArray[np.int64]  # increasing
     centres: NDArray[np.float64]
 
 
-def _held(wanted: NDArray[np.int64], columns: NDArray[np.int64]) -> NDArray[np.int64]:
-    """For each of a block's ``columns``, its index in ``wanted`` (increasing), or -1."""
-    if wanted.size == 0:
-        return np.full(columns.size, -1, dtype=np.int64)
-    at = np.minimum(np.searchsorted(wanted, columns), wanted.size - 1)
-    return np.where(wanted[at] == columns, at, -1).astype(np.int64)
-
-
-def _unseen(scores: Any, labels: Any, columns: NDArray[np.int64], job: _Unseen) -> Any:
-    """Worker side, the rule's pass: the thresholds of the block's columns without tuning
-    positives, with their numbers among the job's columns."""
-    at = _held(job.columns, columns)
+def _empty(scores: Any, labels: Any, columns: NDArray[np.int64], job: _Empty) -> Any:
+    """Worker side, the rule's pass: the thresholds of the block's empty classes, with
+    their numbers among the job's columns."""
+    at = positions_in(job.columns, columns)
     local = np.flatnonzero(at >= 0).astype(np.int64)
     if local.size == 0:
         return None
     s = job.settings
     inputs = walk_inputs(scores, labels)
-    found = unseen_thresholds(
+    found = empty_thresholds(
         inputs,
         local,
         job.centres[at[local]],
@@ -197,7 +186,7 @@ class _Screen:
 def _screen(scores: Any, labels: Any, columns: NDArray[np.int64], job: _Screen) -> Any:
     """Worker side, at an edge: the screened cuts of the block's needed classes, with
     their numbers among the plan's needed classes."""
-    at = _held(job.columns, columns)
+    at = positions_in(job.columns, columns)
     local = np.flatnonzero(at >= 0).astype(np.int64)
     if local.size == 0:
         return None
@@ -212,8 +201,8 @@ def _walk_array(scores: Any, labels: Any, first: int, s: _Settings) -> TuneBlock
     return _walk(scores, labels, _block_columns(first, scores), s)
 
 
-def _unseen_array(scores: Any, labels: Any, first: int, job: _Unseen) -> Any:
-    return _unseen(scores, labels, _block_columns(first, scores), job)
+def _empty_array(scores: Any, labels: Any, first: int, job: _Empty) -> Any:
+    return _empty(scores, labels, _block_columns(first, scores), job)
 
 
 def _screen_array(scores: Any, labels: Any, first: int, job: _Screen) -> Any:
@@ -232,10 +221,10 @@ def _walk_rows(frame: Any, spec: RowSpec, s: _Settings) -> TuneBlock:
     return _walk(*partition_columns(frame, spec), s)
 
 
-def _unseen_rows(frame: Any, spec: RowSpec, job: _Unseen) -> Any:
+def _empty_rows(frame: Any, spec: RowSpec, job: _Empty) -> Any:
     if len(frame) == 0:
         return None
-    return _unseen(*partition_columns(frame, spec), job)
+    return _empty(*partition_columns(frame, spec), job)
 
 
 def merge_walks(blocks: Sequence[TuneBlock], n_samples: int, n_columns: int) -> WalkedHulls:
@@ -243,13 +232,13 @@ def merge_walks(blocks: Sequence[TuneBlock], n_samples: int, n_columns: int) -> 
     blocks = [b for b in blocks if b.n_classes]
     columns = np.concatenate([np.zeros(0, np.int64), *(b.columns for b in blocks)])
     order = column_order(columns)
-    indptr, at = _segments(_concat_ptr([b.indptr for b in blocks]), order)
+    indptr, at = segments(concat_ptr([b.indptr for b in blocks]), order)
 
     def cat(name: str) -> NDArray[Any]:
         return np.concatenate([getattr(b, name) for b in blocks])
 
     cuts = (indptr, cat("tp")[at], cat("fp")[at], cat("threshold")[at], cat("number")[at])
-    chain_ptr, chain_at = _segments(_concat_ptr([b.chain_indptr for b in blocks]), order)
+    chain_ptr, chain_at = segments(concat_ptr([b.chain_indptr for b in blocks]), order)
     second = (chain_ptr, cat("chain_p")[chain_at], cat("chain_r")[chain_at])
     return WalkedHulls(
         n_samples,
@@ -335,7 +324,7 @@ def tune(
             "which column blocks do not allow"
         )
     a = check_pseudo_count(prior)
-    if unseen not in _UNSEEN:
+    if unseen not in EMPTY_CLASS_RULES:
         raise ValueError(f"unseen must be 'prior' or 'never', got {unseen!r}")
     given_n_eval = None if n_eval is None else check_n_eval(n_eval, 1.0)
     n_obj, n_cols = input_shape(
@@ -347,7 +336,8 @@ def tune(
         scheduler=scheduler,
     )
     pi = None if base_rates is None else check_base_rates(base_rates, n_cols)
-    settings = _Settings(a, given_n_eval, zd, pi)
+    worker_settings = _Settings(a, given_n_eval, zd, pi)
+    settings = TuneSettings(b, zd, _n_eval(worker_settings, n_obj), "fixed_point", unseen, pi)
 
     def run(tasks: tuple[Any, Any], s: Any) -> Any:
         delayed, _, _ = block_tasks(
@@ -364,52 +354,64 @@ def tune(
         )
         return dask.compute(*delayed, scheduler=scheduler)
 
-    walked = merge_walks(run((_walk_array, _walk_rows), settings), n_obj, n_cols)
-    n = _n_eval(settings, n_obj)
-    hull = _smoothed_at(walked, 0, a, n, zd)
-    missing = walked.missing()
+    workers = WorkerColumns(run, worker_settings, n_obj, n_cols)
+    walked = workers.walked_hulls((a,), settings, second=True)
+    hull = smoothed_hull_at(walked, 0, a, settings.n_eval, zd)
+    return solve(Problem.from_walk(hull, settings, workers, walked.second), a, {})
 
-    def screen(points: SmoothedPoints, linear: ThresholdResult) -> SmoothedPoints:
-        # the in-memory smoothed_screened_points, its walk on the workers
-        plan = screen_plan(points, linear, b, walked.second)
-        if not plan.need.any():
-            return points
-        job = _Screen(plan, np.asarray(points.class_index)[plan.need])
-        found = [part for part in run((_screen_array, _screen_rows), job) if part is not None]
-        return merge_screened(points, plan, _in_plan_order(found, job.columns.size))
 
-    def unseen_walk(
-        cols: NDArray[np.int64],
+@attrs.frozen(eq=False)
+class WorkerColumns:
+    """The score columns on the dask workers: :class:`~fmacro.optimize.tuning.columns.Columns`
+    whose passes run on the blocks (``run(tasks, job)`` computes a task pair over every
+    block), each sending back only what the client needs."""
+
+    run: Callable[[tuple[Any, Any], Any], Any]
+    settings: _Settings  # the workers' settings (n_eval None: the rows of each block)
+    n_obj: int
+    n_cols: int
+
+    def walked_hulls(
+        self, priors: Sequence[float], settings: TuneSettings, *, second: bool
+    ) -> WalkedHulls:
+        """The workers' walk at one prior, with each class's second layer."""
+        if len(priors) != 1 or not second:
+            raise ValueError("the workers walk one prior, keeping the second layers")
+        s = attrs.evolve(self.settings, prior=float(priors[0]))
+        return merge_walks(self.run((_walk_array, _walk_rows), s), self.n_obj, self.n_cols)
+
+    def screened_cuts(self, plan: ScreenPlan, columns: NDArray[np.int64]) -> Screened:
+        """The in-memory screened pass, its walk on the workers."""
+        job = _Screen(plan, columns)
+        found = [part for part in self.run((_screen_array, _screen_rows), job) if part is not None]
+        return _in_plan_order(found, columns.size)
+
+    def empty_thresholds(
+        self,
+        columns: NDArray[np.int64],
         centres: NDArray[np.float64],
         priors: Sequence[float],
         phis: Sequence[float],
+        settings: TuneSettings,
     ) -> NDArray[np.float64]:
-        # the in-memory unseen_thresholds, its walk on the workers: one pass per pair
-        out = np.empty((len(priors), cols.size))
+        """The in-memory walk of the empty classes on the workers: one pass per pair."""
+        out = np.empty((len(priors), columns.size))
         for g, (prior_g, phi) in enumerate(zip(priors, phis, strict=True)):
-            job = _Unseen(attrs.evolve(settings, prior=prior_g, phi=phi), cols, centres)
-            walked = np.zeros(cols.size, dtype=bool)
-            for at, values in filter(None, run((_unseen_array, _unseen_rows), job)):
+            job = _Empty(attrs.evolve(self.settings, prior=prior_g, phi=phi), columns, centres)
+            walked = np.zeros(columns.size, dtype=bool)
+            for at, values in filter(None, self.run((_empty_array, _empty_rows), job)):
                 out[g, at] = values
                 walked[at] = True
             if not walked.all():  # rows only: columns no row mentions
-                absent = np.flatnonzero(~walked)
-                out[g, absent] = _rule_without_entries(centres[absent], job.settings, n_obj)
+                unread = np.flatnonzero(~walked)
+                out[g, unread] = _rule_without_entries(centres[unread], job.settings, self.n_obj)
         return out
 
-    wanted = unseen == "prior" and missing.size
-    problem = Problem(
-        hull,
-        UnseenWalk(unseen_walk) if wanted else None,
-        pi,
-        n,
-        b,
-        "fixed_point",
-        hull_prior=a,
-        unseen_columns=missing,
-        screen=screen,
-    )
-    return solve(problem, a, {})
+    def empty_predicted(
+        self, columns: NDArray[np.int64], thresholds: NDArray[np.float64]
+    ) -> NDArray[Any] | None:
+        """Not at hand: the scores stay on the workers."""
+        return None
 
 
 def _in_plan_order(found: Sequence[tuple[NDArray[np.int64], Screened]], n_need: int) -> Screened:
@@ -418,7 +420,7 @@ def _in_plan_order(found: Sequence[tuple[NDArray[np.int64], Screened]], n_need: 
     if at.size != n_need or not np.array_equal(np.sort(at), np.arange(n_need)):
         raise AssertionError("each needed class is walked by exactly one block")
     order = np.argsort(at, kind="stable")
-    indptr, gather = _segments(_concat_ptr([_indptr(cuts[0]) for _, cuts in found]), order)
+    indptr, gather = segments(concat_ptr([indptr_from_counts(cuts[0]) for _, cuts in found]), order)
     arrays = [np.concatenate([cuts[i] for _, cuts in found])[gather] for i in (1, 2, 3, 4)]
     return np.diff(indptr), arrays[0], arrays[1], arrays[2], arrays[3]
 
@@ -432,7 +434,7 @@ def _rule_without_entries(
 
     shape = (n_obj, centres.size)
     inputs = walk_inputs(sp.csc_matrix(shape), sp.csc_matrix(shape, dtype=np.int8))
-    values: NDArray[np.float64] = unseen_thresholds(
+    values: NDArray[np.float64] = empty_thresholds(
         inputs,
         np.arange(centres.size, dtype=np.int64),
         centres,
