@@ -20,6 +20,7 @@ PARTS = (
     "tune",
     "small_tuning",
     "seeds",
+    "held_out_interval",
     "tune_memory",
     "startup",
     "warm_large",

@@ -7,7 +7,9 @@
   every method returns, and held-out scoring of thresholds;
 - :mod:`~fmacro.optimize.io` (rankings on disk), :mod:`~fmacro.optimize.sklearn` (an
   estimator), :mod:`~fmacro.optimize.synthetic` (generators), :mod:`~fmacro.optimize.plot`,
-  :mod:`~fmacro.optimize.fdelta` (F-score perceptron training).
+  :mod:`~fmacro.optimize.fdelta` (F-score perceptron training),
+  :mod:`~fmacro.optimize.uncertainty` (:func:`held_out_interval`: an interval for the F-macro
+  tuned thresholds reach on new data).
 """
 
 from __future__ import annotations
@@ -67,6 +69,7 @@ __all__ = [
     "ClassHulls",
     "ClassPoints",
     "ExpectedPoints",
+    "HeldOutInterval",
     "LocalizeResult",
     "MacroEvaluation",
     "SmoothedPoints",
@@ -91,6 +94,7 @@ __all__ = [
     "f_macro",
     "fixed_point",
     "global_threshold",
+    "held_out_interval",
     "localize",
     "per_class",
     "per_class_cuts",
@@ -103,10 +107,15 @@ __all__ = [
 ]
 
 # Subpackages with heavier or optional dependencies load on first attribute access.
-_LAZY_SUBMODULES = frozenset({"fdelta", "plot", "sklearn", "synthetic"})
+_LAZY_SUBMODULES = frozenset({"fdelta", "plot", "sklearn", "synthetic", "uncertainty"})
+# Names of those subpackages exported here, loaded with them on first access.
+_LAZY_NAMES = {"held_out_interval": "uncertainty", "HeldOutInterval": "uncertainty"}
 
 
 def __getattr__(name: str) -> Any:
     if name in _LAZY_SUBMODULES:
         return importlib.import_module(f"fmacro.optimize.{name}")
+    if name in _LAZY_NAMES:
+        module = importlib.import_module(f"fmacro.optimize.{_LAZY_NAMES[name]}")
+        return getattr(module, name)
     raise AttributeError(f"module 'fmacro.optimize' has no attribute {name!r}")

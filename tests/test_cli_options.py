@@ -85,6 +85,21 @@ RUNS: list[list[str]] = [
         "--output",
         "patsi.json",
     ],
+    [
+        "thresholds",
+        "r.npz",
+        "--json",
+        "--method",
+        "tune",
+        "--test",
+        "t.npz",
+        "--interval",
+        "0.9",
+        "--resamples",
+        "20",
+        "--seed",
+        "1",
+    ],
 ]
 
 
@@ -188,3 +203,6 @@ def test_values_of_the_options(outputs: dict[str, tuple[int, str, Path]]) -> Non
     assert any((tmp / "plots").iterdir())
     assert json.loads((tmp / "fd.json").read_text())["config"]["repetitions"] == 1
     assert json.loads((tmp / "patsi.json").read_text())["config"]["n_words"] == 2
+    (row,) = payload(RUNS[-1])["results"]
+    assert row["interval"]["level"] == 0.9 and row["interval"]["n_resamples"] == 20
+    assert row["interval"]["low"] <= row["interval"]["estimate"] <= row["interval"]["high"]

@@ -7,7 +7,10 @@ reference text format (``--n-samples`` and ``--support`` required), ``.npz`` (ar
 The first row is ``tune`` (:func:`optimize.tune`, thresholds chosen for new data);
 ``fixed_point`` is the certified *in-sample* optimum of the given rankings. With
 ``--test FILE`` (same formats, scores and labels of held-out objects) every row also
-shows the held-out F-macro and macro-F of its thresholds.
+shows the held-out F-macro and macro-F of its thresholds. With ``--interval LEVEL`` each
+method that :func:`optimize.held_out_interval` runs also shows the F-macro predicted from
+the tuning file and an interval at that level for a new batch of the test file's size
+(without ``--test``, of the tuning file's), next to the F measured on the test file.
 """
 
 from __future__ import annotations
@@ -174,6 +177,13 @@ def certificate_status(result: ThresholdResult) -> str:
     return "optimal" if result.gap <= 0.0 else "bounded"
 
 
+def _interval_cells(interval: dict[str, Any] | None) -> tuple[Any, str]:
+    """The predicted F and ``low-high`` of a row, or ``-`` for a method without them."""
+    if interval is None:
+        return math.nan, "-"
+    return interval["estimate"], f"{interval['low']:.4f}-{interval['high']:.4f}"
+
+
 def _gap_cell(gap: float, status: str) -> Any:
     if status == "optimal":
         return "optimal"
@@ -255,6 +265,31 @@ def register(subparsers: Any) -> None:
         help="held-out scores and labels (.npz or XC/svmlight): print held-out F per method",
     )
     p.add_argument(
+        "--interval",
+        type=_level,
+        metavar="LEVEL",
+        help=(
+            "predict from the tuning file, for each method that supports it (tune, "
+            "fixed_point, exact, per_class, cyclic, global_threshold, proportional), the "
+            "F-macro its thresholds reach on a new batch of the --test file's size (else "
+            "the tuning file's) and an interval at this level, e.g. 0.95 "
+            "(optimize.held_out_interval: bootstrap refits; needs scores, not ranked lists; "
+            "with --test, tune is tuned for that batch size)"
+        ),
+    )
+    p.add_argument(
+        "--resamples",
+        type=int_option(20),
+        default=50,
+        help="bootstrap resamples (threshold refits) per method for --interval (default 50)",
+    )
+    p.add_argument(
+        "--seed",
+        type=int_option(0),
+        default=0,
+        help="seed of the --interval resamples (default 0)",
+    )
+    p.add_argument(
         "--n-samples",
         type=int_option(1),
         help="number of objects (ranked-list text format; at most 2^63 - 1)",
@@ -285,6 +320,62 @@ def _prior(text: str) -> float | str:
     if not math.isfinite(value) or value < 0:
         raise argparse.ArgumentTypeError(f"must be a number >= 0 or 'cv', got {text!r}")
     return value
+
+
+def _level(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number in (0, 1), got {text!r}") from None
+    if not 0.0 < value < 1.0:
+        raise argparse.ArgumentTypeError(f"must be a number in (0, 1), got {text!r}")
+    return value
+
+
+def held_out_intervals(
+    problem: ThresholdProblem,
+    results: list[tuple[ThresholdResult, float]],
+    args: argparse.Namespace,
+    n_eval: int | None,
+) -> dict[int, Any]:
+    """``optimize.held_out_interval`` for each result whose method it runs, by position.
+
+    A ``tune`` row's result is replaced by the interval's (tuned for ``n_eval`` when a
+    test file gives it), so the row shows the thresholds the interval is for.
+    """
+    from fmacro.optimize.uncertainty import METHODS as INTERVAL_METHODS
+    from fmacro.optimize.uncertainty import held_out_interval
+    from fmacro.validation.progress import Progress
+
+    if problem.scores is None:
+        raise ValueError("--interval needs scores (.npz or XC/svmlight), not ranked lists")
+    chosen = [i for i, (r, _) in enumerate(results) if r.method in INTERVAL_METHODS]
+    intervals: dict[int, Any] = {}
+    with Progress(len(chosen), "intervals", enabled=not args.quiet) as bar:
+        for i in chosen:
+            method = results[i][0].method
+            bar.advance(0, note=method)
+            options: dict[str, Any] = {"beta": args.beta, "zero_division": args.zero_division}
+            if method == "tune":
+                options["prior"] = args.prior
+            elif method in ("exact", "fixed_point") and args.time_limit is not None:
+                options["time_limit"] = args.time_limit
+            start = time.perf_counter()
+            found = held_out_interval(
+                problem.scores,
+                problem.labels,
+                level=args.interval,
+                n_eval=n_eval,
+                method=method,
+                n_resamples=args.resamples,
+                seed=args.seed,
+                **options,
+            )
+            intervals[i] = (found, time.perf_counter() - start)
+            if method == "tune":
+                results[i] = (found.result, results[i][1])
+            bar.advance()
+    return intervals
 
 
 def load_test(path: str, n_columns: int) -> tuple[Any, Any]:
@@ -375,14 +466,33 @@ def run(args: argparse.Namespace) -> int:
             bar.advance()
     skipped = [m for m in methods if m in _NEED_SCORES and problem.scores is None]
     test = load_test(args.test, problem.points.n_columns) if args.test else None
+    intervals: dict[int, Any] = {}
+    if args.interval is not None:
+        n_eval = int(test[0].shape[0]) if test is not None else None
+        intervals = held_out_intervals(problem, results, args, n_eval)
     rows: list[dict[str, Any]] = []
     true_labels = true_labels_per_object(problem.points)
-    for result, seconds in results:
-        extra = {}
+    for position, (result, seconds) in enumerate(results):
+        extra: dict[str, Any] = {}
         if test is not None:
             with about_file(args.test):
                 tf, tmf = held_out(result, *test, args.beta, args.zero_division)
             extra = {"test_f_macro": tf, "test_macro_f": tmf}
+        if position in intervals:
+            found, interval_seconds = intervals[position]
+            extra["interval"] = {
+                "level": found.level,
+                "estimate": found.estimate,
+                "low": found.low,
+                "high": found.high,
+                "n_eval": found.n_eval,
+                "n_resamples": found.n_resamples,
+                "seed": found.seed,
+                "correction": found.correction,
+                "seconds": interval_seconds,
+            }
+            if test is not None:
+                extra["test_in_interval"] = bool(found.low <= extra["test_f_macro"] <= found.high)
         if result.method == "tune":
             d = result.diagnostics
             extra.update(
@@ -449,9 +559,13 @@ def run(args: argparse.Namespace) -> int:
     )
     if test is not None:
         header = ("method", "test F-macro", "test macro-F", *header[1:])
+    if intervals:
+        level = f"{100 * args.interval:g}%"
+        header = (header[0], "predicted F", f"{level} interval", *header[1:])
     table = [
         (
             r["method"],
+            *(_interval_cells(r.get("interval")) if intervals else ()),
             *((r["test_f_macro"], r["test_macro_f"]) if test is not None else ()),
             r["f_macro"],
             r["precision"],
@@ -474,6 +588,16 @@ def run(args: argparse.Namespace) -> int:
         + ("; compare the test columns." if test is not None else "; see --test.")
         + " labels/object: mean number of classes the thresholds predict per tuning object."
     )
+    if intervals:
+        size = "the test file's" if test is not None else "the tuning file's"
+        print(
+            f"predicted F, interval: the F-macro each method's thresholds are predicted to "
+            f"reach on a new batch of {size} size ({next(iter(intervals.values()))[0].n_eval} "
+            f"objects), from bootstrap refits on the tuning file ({args.resamples} resamples, "
+            "seed "
+            f"{args.seed}; optimize.held_out_interval): an interval for these thresholds on "
+            "new data, not for the model at other thresholds."
+        )
     if skipped:
         print(f"skipped (need scores, not ranked lists): {', '.join(skipped)}")
     for w in written:
