@@ -15,6 +15,9 @@ import attrs
 import numpy as np
 from numpy.typing import NDArray
 
+from fmacro.validation.counts import frozen_array
+from fmacro.validation.values import read_only_copies
+
 __all__ = ["EMPTY_CLASS_RULES", "METHODS", "TuneSettings"]
 
 #: The search methods ``tune`` runs on the smoothed points.
@@ -23,6 +26,11 @@ METHODS = ("fixed_point", "exact", "per_class", "cyclic", "domain")
 EMPTY_CLASS_RULES = ("prior", "never")
 
 
+def _frozen_rates(rates: NDArray[np.float64] | None) -> NDArray[np.float64] | None:
+    return None if rates is None else frozen_array(rates, np.float64)
+
+
+@read_only_copies
 @attrs.frozen(eq=False)
 class TuneSettings:
     """Checked settings of a tuning solve (what every step needs besides the pseudo-count).
@@ -36,7 +44,8 @@ class TuneSettings:
     method: str = "fixed_point"
     # the rule for the empty classes: "prior" or "never" (tune's ``unseen=``)
     empty_rule: str = "prior"
-    base_rates: NDArray[np.float64] | None = None  # per column; None = the own rates
+    # per column, read-only (a frozen value aliases nothing); None = the own rates
+    base_rates: NDArray[np.float64] | None = attrs.field(default=None, converter=_frozen_rates)
     calibrated: bool = False
     # False: method "fixed_point" stops at the linearization (the inner fits of "cv")
     exact: bool = True
