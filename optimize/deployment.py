@@ -21,9 +21,11 @@ from predicting everything with per-class constraints.
 
 from __future__ import annotations
 
+import functools
 import math
 import warnings
-from typing import Any
+from collections.abc import Callable
+from typing import Any, ParamSpec, TypeVar
 
 import numpy as np
 from numpy.typing import NDArray
@@ -35,8 +37,13 @@ __all__ = [
     "DEFAULT_MIN_PREDICTED_RATE",
     "PredictEverythingWarning",
     "predict_everything_classes",
+    "quiet",
     "warn_predict_everything",
+    "warns_predict_everything",
 ]
+
+P = ParamSpec("P")
+R = TypeVar("R")
 
 #: A flagged class predicts more than this share of the tuning rows ...
 DEFAULT_MIN_PREDICTED_RATE = 0.5
@@ -120,7 +127,7 @@ def warn_predict_everything(
         names = getattr(result, "classes", None)
         shown = [repr(names[j]) if names is not None else str(j) for j in flagged[:_NAMES_SHOWN]]
         more = f" and {flagged.size - _NAMES_SHOWN} more" if flagged.size > _NAMES_SHOWN else ""
-        what = "classes" if names is not None else "columns"
+        what = ("classes" if names is not None else "columns")[: None if flagged.size > 1 else -1]
         warnings.warn(
             f"the thresholds predict {flagged.size} rare {what} for more than "
             f"{_percent(min_predicted_rate)} of the tuning rows (base rate below "
@@ -137,3 +144,30 @@ def warn_predict_everything(
 def _percent(share: float) -> str:
     value = 100.0 * share
     return f"{value:.0f}%" if math.isclose(value, round(value)) else f"{value:.3g}%"
+
+
+def warns_predict_everything(func: Callable[P, R]) -> Callable[P, R]:
+    """Decorate a threshold method: after it returns, :func:`warn_predict_everything` on its
+    result, attributed to the method's caller."""
+
+    @functools.wraps(func)
+    def checked(*args: P.args, **kwargs: P.kwargs) -> R:
+        result = func(*args, **kwargs)
+        warn_predict_everything(result, stacklevel=2)
+        return result
+
+    return checked
+
+
+def quiet(func: Callable[P, R]) -> Callable[P, R]:
+    """``func`` with :class:`PredictEverythingWarning` silenced: for callers that report the
+    flagged classes themselves (the command line's table) or refit many times
+    (``held_out_interval``) and warn once."""
+
+    @functools.wraps(func)
+    def silenced(*args: P.args, **kwargs: P.kwargs) -> R:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", PredictEverythingWarning)
+            return func(*args, **kwargs)
+
+    return silenced

@@ -50,6 +50,7 @@ from fmacro.optimize._sklearn_cv import subset_params as _subset
 from fmacro.optimize._sklearn_objectives import objective_value as _objective_value
 from fmacro.optimize._sklearn_objectives import resolve_objective, search_thresholds
 from fmacro.optimize.baselines import cyclic, global_threshold, per_class
+from fmacro.optimize.deployment import quiet, warn_predict_everything
 from fmacro.optimize.inputs import as_binary_labels
 from fmacro.optimize.search.domain import domain
 from fmacro.optimize.search.fixed_point import fixed_point
@@ -573,7 +574,8 @@ class FMacroThresholdClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimat
             multilabel=self._multilabel,
         )
         start = time.perf_counter()
-        result = search_thresholds(
+        # silenced inside: fit warns once below, attributed to its caller
+        result = quiet(search_thresholds)(
             search,
             objective,
             pos,
@@ -591,6 +593,8 @@ class FMacroThresholdClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimat
         self.pos_label_ = None if pos is None else self.classes_[pos]
         self._pos = pos
         self.threshold_result_ = self._named(result, pos)
+        if self._multilabel:  # one label per object otherwise: nothing to predict everywhere
+            warn_predict_everything(self.threshold_result_, stacklevel=2)
         self.best_score_ = _objective_value(
             labels, self._indicator(scores), objective, pos, beta, zd, tuning_weights
         )

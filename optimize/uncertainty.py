@@ -60,6 +60,7 @@ import attrs
 import numpy as np
 from numpy.typing import NDArray
 
+from fmacro.optimize.deployment import quiet, warn_predict_everything
 from fmacro.optimize.search.result import ThresholdResult
 from fmacro.validation.checks import check_beta, check_zero_division, is_sparse
 from fmacro.validation.counts import frozen_array
@@ -503,7 +504,8 @@ def _redrawn(
 def _method_function(method: str) -> Callable[..., ThresholdResult]:
     from fmacro import optimize
 
-    fn: Callable[..., ThresholdResult] = getattr(optimize, method)
+    # the refits are silent: held_out_interval warns once, on the fit to all rows
+    fn: Callable[..., ThresholdResult] = quiet(getattr(optimize, method))
     return fn
 
 
@@ -627,6 +629,7 @@ def held_out_interval(
 
     fn = _method_function(method)
     result = fn(scores, labels, **method_options)
+    warn_predict_everything(result, stacklevel=2)
     s = _as_matrix(scores, "scores")
     y = _as_matrix(labels, "labels")
     n_rows, n_cols = s.shape

@@ -49,7 +49,8 @@ def test_a_rare_class_whose_best_cut_predicts_every_row_is_flagged() -> None:
 
 def test_the_flagged_columns_equal_the_rule_applied_to_the_thresholds_on_corel5k() -> None:
     scores, labels = corel5k()
-    result = tune(scores, labels)
+    with pytest.warns(PredictEverythingWarning):
+        result = tune(scores, labels)
     for most, rare in [(0.5, 0.25), (0.9, 0.01), (0.1, 0.5)]:
         got = predict_everything_classes(result, min_predicted_rate=most, max_base_rate=rare)
         want = flagged_by_hand(scores, labels, result.thresholds, most, rare)
@@ -63,7 +64,8 @@ def test_the_flagged_columns_equal_the_rule_applied_to_the_thresholds_on_corel5k
 
 def test_the_warning_names_the_classes_and_the_labels_per_object() -> None:
     scores, labels = corel5k()
-    result = tune(scores, labels).with_classes([f"word{j}" for j in range(labels.shape[1])])
+    with pytest.warns(PredictEverythingWarning):
+        result = tune(scores, labels).with_classes([f"word{j}" for j in range(labels.shape[1])])
     with pytest.warns(PredictEverythingWarning) as caught:
         flagged = warn_predict_everything(result)
     message = str(caught[0].message)
@@ -90,3 +92,49 @@ def test_no_counts_no_warning_and_bad_rules_are_refused() -> None:
             predict_everything_classes(result, max_base_rate=bad)
     with pytest.raises(TypeError, match="max_base_rate"):
         predict_everything_classes(result, max_base_rate="a quarter")
+
+
+def test_tune_and_the_estimator_warn_once_at_the_callers_line() -> None:
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.multiclass import OneVsRestClassifier
+
+    from fmacro.optimize import held_out_interval
+    from fmacro.optimize.sklearn import FMacroThresholdClassifier
+
+    scores, labels = corel5k()
+    with pytest.warns(PredictEverythingWarning, match="predict 235 rare columns") as caught:
+        tune(scores, labels)
+    assert len(caught) == 1 and caught[0].filename == __file__
+    # the estimator: one-vs-rest on features where a rare label is unlearnable, so its
+    # out-of-fold F1 is best predicting it for everyone
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(200, 3))
+    Y = np.column_stack([(X[:, 0] > 0), rng.random(200) < 0.1]).astype(int)
+    clf = FMacroThresholdClassifier(
+        OneVsRestClassifier(LogisticRegression()), method="per_class", cv=3
+    )
+    with pytest.warns(PredictEverythingWarning) as caught:
+        clf.fit(X, Y)
+    assert [w.filename for w in caught] == [__file__]
+    flagged = predict_everything_classes(clf.threshold_result_)
+    np.testing.assert_array_equal(flagged, [1])
+    rate = (clf.predict(X)[:, 1]).mean()
+    assert rate > 0.5  # what the warning says, on the fitted model's own predictions
+    # held_out_interval refits many times and warns once, for the fit to all rows
+    with pytest.warns(PredictEverythingWarning) as caught:
+        held_out_interval(scores[:, :40], labels[:, :40], n_resamples=20, seed=0, n_draws=100)
+    assert [w.filename for w in caught] == [__file__]
+
+
+def test_the_command_line_shows_labels_per_object_instead() -> None:
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-m", "fmacro", "thresholds", "--method", "tune", "--quiet"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert "PredictEverythingWarning" not in done.stderr
+    assert "labels/object" in done.stdout

@@ -48,6 +48,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from fmacro.optimize._frames import names_from_frames
+from fmacro.optimize.deployment import warns_predict_everything
 from fmacro.optimize.inputs import matching_shapes
 from fmacro.optimize.search.points import ClassPoints, as_points
 from fmacro.optimize.search.result import ThresholdResult
@@ -72,6 +73,7 @@ __all__ = ["DEFAULT_CV_GRID", "tune"]
 DEFAULT_CV_GRID: tuple[float, ...] = (0.0, 1.0, 3.0, 10.0, 30.0)
 
 
+@warns_predict_everything
 @names_from_frames("scores", "labels")
 def tune(
     scores: Any = None,
