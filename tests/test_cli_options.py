@@ -41,6 +41,20 @@ RUNS: list[list[str]] = [
     ["thresholds", "lists.txt", "--n-samples", "4", "--support", "sizes.txt", "--json"],
     ["apply", "thr.json", "t.npz", "-o", "pred.npy", "--quiet"],
     ["apply", "thr.json", "t.npz", "--output", "pred.csv"],
+    ["apply", "thr.json", "t.csv", "--labels", "ty.csv", "-o", "pred_named.npz"],
+    [
+        "thresholds",
+        "s.csv",
+        "--labels",
+        "y.csv",
+        "--json",
+        "--method",
+        "tune",
+        "--test",
+        "t.csv",
+        "--test-labels",
+        "ty.csv",
+    ],
     ["evaluate", "--help"],
     [
         "fdelta",
@@ -113,6 +127,14 @@ def _files(tmp: Path) -> None:
     np.savez(tmp / "r.npz", scores=SCORES[:20], labels=LABELS[:20])
     np.savez(tmp / "t.npz", scores=SCORES[20:], labels=LABELS[20:])
     (tmp / "lists.txt").write_text("0 1 0 0 1\n1 0 1 1\n")
+    for name, values in (
+        ("s", SCORES[:20]),
+        ("y", LABELS[:20]),
+        ("t", SCORES[20:]),
+        ("ty", LABELS[20:]),
+    ):
+        lines = ["a,b,c"] + [",".join(map(str, row)) for row in values.tolist()]
+        (tmp / f"{name}.csv").write_text("\n".join(lines) + "\n")
     (tmp / "sizes.txt").write_text("0 2\n1 2\n")
 
 

@@ -6,9 +6,16 @@ The middle step of tune, save, apply, evaluate::
     fmacro apply thr.json test.npz -o pred.npz
     fmacro evaluate test.npz pred.npz
 
+Inputs. Scores in ``.npz`` (``scores``, optional ``labels`` and ``classes``), ``.npy``,
+XC/svmlight, or CSV/parquet with a header of class names (:mod:`fmacro.optimize.score_files`),
+with optional 0/1 labels in another file (``--labels``). When the scores file names its
+columns, the names must be the thresholds' classes, in order (thresholds are applied by
+position).
+
 Outputs. ``.npy``: the 0/1 matrix. ``.npz``: arrays ``predicted`` (0/1), ``labels`` (the
 scores file's 0/1 labels, when it has them) and ``classes`` (the class names as a JSON
-list, names keeping their kind, when the thresholds carry them). ``.csv``: the 0/1 rows
+list, names keeping their kind, when the thresholds carry them, else the scores file's
+names). ``.csv``: the 0/1 rows
 under a header of class names (when known) whose every field is quoted, written with the
 csv module: fmacro and pandas read it back with the same columns whatever the names
 (``"0"``, ``"a,b"``, a quote or a line break included).
@@ -38,7 +45,10 @@ def register(subparsers: Any) -> None:
         description=(
             "Predict score >= threshold per class (or each object's top k classes for a top_k "
             "result) with thresholds saved by 'fmacro thresholds --save' (.json or .npy), on "
-            "scores in .npz (a 'scores' array; 0/1 labels optional), .npy or XC/svmlight. "
+            "scores in .npz (a 'scores' array; 0/1 labels and 'classes' optional), .npy, "
+            "XC/svmlight, or .csv/.tsv/.parquet (a header of class names; --labels for their "
+            "labels). Scores whose file names the classes must name the thresholds' classes, "
+            "in the same order. "
             "Writes a 0/1 indicator matrix (objects x classes): .npz (array 'predicted', plus "
             "'labels' if the scores file has them and 'classes' if the thresholds name them, "
             "so 'fmacro evaluate' can read it), .npy, or .csv (with a header of class names "
@@ -47,7 +57,13 @@ def register(subparsers: Any) -> None:
         ),
     )
     p.add_argument("thresholds", help="thresholds file (.json or .npy)")
-    p.add_argument("scores", help="scores file (.npz, .npy, or XC/svmlight)")
+    p.add_argument("scores", help="scores file (.npz, .npy, .csv/.tsv, .parquet, or XC/svmlight)")
+    p.add_argument(
+        "--labels",
+        metavar="FILE",
+        help="0/1 labels of the scores (.csv/.tsv/.parquet/.npz/.npy), copied into an .npz "
+        "output; paired with the scores by class name when both files name them",
+    )
     p.add_argument(
         "-o", "--output", required=True, metavar="FILE", help="predictions file (.npz/.npy/.csv)"
     )
@@ -55,40 +71,43 @@ def register(subparsers: Any) -> None:
     p.set_defaults(run=run)
 
 
-def _read_scores(path: str) -> tuple[Any, Any]:
-    from fmacro.optimize.io import load_scores_npz, read_xc
+def _read_scores(path: str, labels: str | None = None) -> tuple[Any, Any, Any]:
+    """Scores, labels (or None) and the files' column names (``ColumnNames`` or None)."""
+    from fmacro.optimize.io import read_xc
+    from fmacro.optimize.score_files import NAMED_SUFFIXES, read_scores
     from fmacro.validation.files import checked_path, load_npy
 
     file = checked_path(path)
     suffix = file.suffix.lower()
-    if suffix == ".npz":
-        return load_scores_npz(file, require_labels=False)
-    if suffix == ".npy":
-        return load_npy(file), None
-    return read_xc(file)
+    if suffix == ".npy" and labels is None:
+        return load_npy(file), None, None
+    if suffix in NAMED_SUFFIXES:
+        read = read_scores(file, labels, require_labels=False)
+        return read.scores, read.labels, read.names
+    if labels is not None:
+        raise ValueError(
+            f"{path}: --labels goes with scores in {', '.join(NAMED_SUFFIXES)} files; "
+            "this file holds its own labels"
+        )
+    values, xc_labels = read_xc(file)
+    return values, xc_labels, None
 
 
-def _check_score_names(path: str, saved: Any) -> None:
-    """Scores from an npz that names its columns must name the thresholds' classes, in order.
+def _check_score_names(path: str, saved: Any, named: Any) -> None:
+    """Scores whose files name their columns must name the thresholds' classes, in order.
 
     Thresholds are applied by position; a scores file naming its columns otherwise would
-    get thresholds of other classes.
+    get thresholds of other classes. Names are compared as text (a CSV header holds text).
     """
-    from fmacro.validation.files import checked_path, reading
-    from fmacro.validation.io import npz_classes
     from fmacro.validation.names import describe_names, text_names
 
-    file = checked_path(path)
-    if file.suffix.lower() != ".npz" or saved.classes is None:
-        return
-    with reading(file, ".npz file"), np.load(file, allow_pickle=False) as z:
-        named = npz_classes(z, file)
-    if named is None:
+    if named is None or saved.classes is None:
         return
     ours, theirs = text_names(saved.classes), text_names(named.names)
     if ours != theirs:
+        where = f"{named.file}[classes]" if named.file.lower().endswith(".npz") else named.file
         raise ValueError(
-            f"{path}[classes] names the score columns {describe_names(named.names)} but the "
+            f"{where} names the score columns {describe_names(named.names)} but the "
             f"thresholds are for {describe_names(list(saved.classes))}, in that order"
         )
 
@@ -159,10 +178,10 @@ def run(args: argparse.Namespace) -> int:
             f"{args.output}: write predictions as .npz, .npy or .csv, got "
             f"{Path(args.output).suffix.lower()!r}"
         )
-    check_output_path(args.output, (args.thresholds, args.scores), "-o/--output")
+    check_output_path(args.output, (args.thresholds, args.scores, args.labels), "-o/--output")
     saved = read_rule(args.thresholds)
-    scores, labels = _read_scores(args.scores)
-    _check_score_names(args.scores, saved)
+    scores, labels, named = _read_scores(args.scores, args.labels)
+    _check_score_names(args.scores, saved, named)
     width = scores.shape[1] if len(scores.shape) == 2 else None
     if width != saved.n_columns:
         raise ValueError(
@@ -179,7 +198,9 @@ def run(args: argparse.Namespace) -> int:
             f"{args.scores}: labels of shape {labels.shape} do not match the scores' "
             f"{predicted.shape}; they cannot go into {args.output} beside the predictions"
         )
-    write_predictions(args.output, predicted, saved.classes, labels)
+    # The thresholds' names, else (thresholds saved as .npy) the scores file's own.
+    classes = saved.classes if saved.classes is not None or named is None else named.names
+    write_predictions(args.output, predicted, classes, labels)
     if not args.quiet:
         n, m = predicted.shape
         positives = int(np.count_nonzero(predicted))

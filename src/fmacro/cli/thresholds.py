@@ -2,7 +2,10 @@
 
 With no file it searches the bundled Corel5k test-set rankings; with a file it reads the
 reference text format (``--n-samples`` and ``--support`` required), ``.npz`` (arrays
-``scores`` and ``labels``) or the XC / svmlight sparse format.
+``scores`` and ``labels``, optional ``classes``), the XC / svmlight sparse format, or scores
+in CSV or parquet with a header of class names and their 0/1 labels in another file
+(``--labels``; :mod:`fmacro.optimize.score_files`). Class names are carried into the
+report, the ``--json`` records and the ``--save`` file.
 
 The first row is ``tune`` (:func:`optimize.tune`, thresholds chosen for new data);
 ``fixed_point`` is the certified *in-sample* optimum of the given rankings. With
@@ -17,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import time
 from collections.abc import Callable
 from importlib import resources
@@ -29,7 +33,9 @@ from fmacro.optimize.deployment import quiet
 from fmacro.optimize.search.points import ClassPoints
 from fmacro.optimize.search.result import ThresholdResult
 from fmacro.validation.files import about_file, check_output_path, checked_path
+from fmacro.validation.io_arrays import ColumnNames
 from fmacro.validation.measures import f_beta_from_pr, mean_defined
+from fmacro.validation.names import ClassName
 from fmacro.validation.report import format_table
 
 __all__ = [
@@ -68,6 +74,12 @@ class ThresholdProblem:
     scores: Any
     labels: Any
     source: str
+    names: ColumnNames | None = None
+
+    @property
+    def classes(self) -> tuple[ClassName, ...] | None:
+        """Names of the score columns, when a file names them."""
+        return None if self.names is None else self.names.names
 
 
 def load_problem(
@@ -76,10 +88,19 @@ def load_problem(
     zero_division: float,
     n_samples: int | None = None,
     support: str | None = None,
+    labels: str | None = None,
 ) -> ThresholdProblem:
-    """Read a ranking file (or the bundled one) and build its per-class points once."""
+    """Read a ranking file (or the bundled one) and build its per-class points once.
+
+    ``labels`` is the file of 0/1 labels of scores in CSV, parquet or ``.npy`` (see
+    :func:`fmacro.optimize.score_files.read_scores`, which pairs their columns by name).
+    """
     from fmacro.optimize.io import load_scores_npz, read_ranked_lists, read_xc
+    from fmacro.optimize.score_files import NAMED_SUFFIXES, read_scores
     from fmacro.optimize.search.points import class_points
+
+    names = None
+    labels_file = labels
 
     if path is None:
         source = resources.files("fmacro.optimize") / "data" / "corel5k_test_scores.npz"
@@ -89,8 +110,14 @@ def load_problem(
     else:
         file = checked_path(path)
         suffix = file.suffix.lower()
-        if suffix == ".npz":
-            scores, labels = load_scores_npz(file)
+        if labels is not None and suffix not in NAMED_SUFFIXES:
+            raise ValueError(
+                f"{path}: --labels goes with scores in {', '.join(NAMED_SUFFIXES)} files; "
+                "this file holds its own labels"
+            )
+        if suffix in NAMED_SUFFIXES:
+            read = read_scores(file, labels)
+            scores, labels, names = read.scores, read.labels, read.names
         elif suffix in (".svm", ".svmlight", ".xc", ".libsvm"):
             scores, labels = read_xc(file)
         else:
@@ -102,10 +129,10 @@ def load_problem(
                 file, n_samples=n_samples, support=support, zero_division=zero_division
             )
             return ThresholdProblem(points, None, None, f"{path} (ranked lists)")
-        desc = str(path)
+        desc = str(path) if labels_file is None else f"{path} (scores), {labels_file} (labels)"
     with about_file(path or "bundled Corel5k scores"):
         points = class_points(scores, labels, zero_division=zero_division)
-    return ThresholdProblem(points, scores, labels, desc)
+    return ThresholdProblem(points, scores, labels, desc, names)
 
 
 def _method_call(
@@ -165,7 +192,10 @@ def run_methods(
         call = quiet(_method_call(name, problem, beta, n_angles, time_limit, prior))
         start = time.perf_counter()
         result = call()
-        out.append((result, time.perf_counter() - start))
+        seconds = time.perf_counter() - start
+        if problem.classes is not None:  # the file's names go into reports and saved files
+            result = result.with_classes(problem.classes)
+        out.append((result, seconds))
     return out
 
 
@@ -234,7 +264,16 @@ def register(subparsers: Any) -> None:
         ),
     )
     p.add_argument(
-        "file", nargs="?", help=".npz (scores, labels), XC/svmlight, or ranked-list text"
+        "file",
+        nargs="?",
+        help=".npz (scores, labels, classes), XC/svmlight, ranked-list text, or scores in "
+        ".csv/.tsv/.parquet/.npy with --labels",
+    )
+    p.add_argument(
+        "--labels",
+        metavar="FILE",
+        help="0/1 labels of FILE's scores (.csv/.tsv/.parquet/.npz/.npy, objects x classes); "
+        "columns paired with the scores' by class name when both files name them",
     )
     p.add_argument(
         "--method",
@@ -264,7 +303,13 @@ def register(subparsers: Any) -> None:
     p.add_argument(
         "--test",
         metavar="FILE",
-        help="held-out scores and labels (.npz or XC/svmlight): print held-out F per method",
+        help="held-out scores and labels (.npz or XC/svmlight; or scores in .csv/.tsv/"
+        ".parquet/.npy with --test-labels): print held-out F per method",
+    )
+    p.add_argument(
+        "--test-labels",
+        metavar="FILE",
+        help="0/1 labels of the --test scores, as --labels",
     )
     p.add_argument(
         "--interval",
@@ -339,6 +384,7 @@ def held_out_intervals(
     results: list[tuple[ThresholdResult, float]],
     args: argparse.Namespace,
     n_eval: int | None,
+    bar: Any,
 ) -> dict[int, Any]:
     """``optimize.held_out_interval`` for each result whose method it runs, by position.
 
@@ -347,55 +393,85 @@ def held_out_intervals(
     """
     from fmacro.optimize.uncertainty import METHODS as INTERVAL_METHODS
     from fmacro.optimize.uncertainty import held_out_interval
-    from fmacro.validation.progress import Progress
 
     if problem.scores is None:
-        raise ValueError("--interval needs scores (.npz or XC/svmlight), not ranked lists")
+        raise ValueError("--interval needs scores and labels, not ranked lists")
     chosen = [i for i, (r, _) in enumerate(results) if r.method in INTERVAL_METHODS]
     intervals: dict[int, Any] = {}
-    with Progress(len(chosen), "intervals", enabled=not args.quiet) as bar:
-        for i in chosen:
-            method = results[i][0].method
-            bar.advance(0, note=method)
-            options: dict[str, Any] = {"beta": args.beta, "zero_division": args.zero_division}
-            if method == "tune":
-                options["prior"] = args.prior
-            elif method in ("exact", "fixed_point") and args.time_limit is not None:
-                options["time_limit"] = args.time_limit
-            start = time.perf_counter()
-            found = held_out_interval(
-                problem.scores,
-                problem.labels,
-                level=args.interval,
-                n_eval=n_eval,
-                method=method,
-                n_resamples=args.resamples,
-                seed=args.seed,
-                **options,
-            )
-            intervals[i] = (found, time.perf_counter() - start)
-            if method == "tune":
-                results[i] = (found.result, results[i][1])
-            bar.advance()
+    for i in chosen:
+        method = results[i][0].method
+        bar.advance(0, note=f"--interval: {method}")  # on the command's bar, not a count
+        options: dict[str, Any] = {"beta": args.beta, "zero_division": args.zero_division}
+        if method == "tune":
+            options["prior"] = args.prior
+        elif method in ("exact", "fixed_point") and args.time_limit is not None:
+            options["time_limit"] = args.time_limit
+        start = time.perf_counter()
+        found = quiet(held_out_interval)(
+            problem.scores,
+            problem.labels,
+            level=args.interval,
+            n_eval=n_eval,
+            method=method,
+            n_resamples=args.resamples,
+            seed=args.seed,
+            **options,
+        )
+        intervals[i] = (found, time.perf_counter() - start)
+        if method == "tune":
+            tuned = found.result
+            if problem.classes is not None:
+                tuned = tuned.with_classes(problem.classes)
+            results[i] = (tuned, results[i][1])
     return intervals
 
 
-def load_test(path: str, n_columns: int) -> tuple[Any, Any]:
-    """Held-out ``(scores, labels)`` from ``.npz`` or XC/svmlight, with ``n_columns`` columns."""
-    from fmacro.optimize.io import load_scores_npz, read_xc
+def load_test(
+    path: str,
+    n_columns: int,
+    labels: str | None = None,
+    names: ColumnNames | None = None,
+) -> tuple[Any, Any]:
+    """Held-out ``(scores, labels)`` with ``n_columns`` columns.
+
+    From ``.npz`` or XC/svmlight, or scores in CSV, parquet or ``.npy`` with a ``labels``
+    file. When both the test files and the tuning files (``names``) name their classes,
+    the test columns are taken in the tuning order by name; other names are refused.
+    """
+    from fmacro.optimize.io import read_xc
+    from fmacro.optimize.score_files import NAMED_SUFFIXES, column_order, read_scores
 
     file = checked_path(path)
-    if file.suffix.lower() == ".npz":
-        scores, labels = load_scores_npz(file)
-    elif file.suffix.lower() in (".svm", ".svmlight", ".xc", ".libsvm"):
-        scores, labels = read_xc(file)
+    suffix = file.suffix.lower()
+    if labels is not None and suffix not in NAMED_SUFFIXES:
+        raise ValueError(
+            f"{path}: --test-labels goes with --test scores in {', '.join(NAMED_SUFFIXES)} files"
+        )
+    if suffix in NAMED_SUFFIXES:
+        read = read_scores(file, labels)
+        scores, labels_read = read.scores, read.labels
+        if names is not None and read.names is not None:
+            # test columns in the tuning order, by name (refused naming both files if not)
+            columns = column_order(names, read.names)
+            if columns != list(range(len(columns))):
+                scores, labels_read = scores[:, columns], labels_read[:, columns]
+        return _check_width(path, scores, n_columns), labels_read
+    if suffix in (".svm", ".svmlight", ".xc", ".libsvm"):
+        scores, labels_out = read_xc(file)
     else:
-        raise ValueError(f"{path}: --test needs a .npz or XC/svmlight file")
+        raise ValueError(
+            f"{path}: --test needs .npz, XC/svmlight, or scores in .csv/.tsv/.parquet/.npy "
+            "with --test-labels"
+        )
+    return _check_width(path, scores, n_columns), labels_out
+
+
+def _check_width(path: str, scores: Any, n_columns: int) -> Any:
     if scores.shape[1] != n_columns:
         raise ValueError(
             f"{path}: {scores.shape[1]} class columns, the tuning rankings have {n_columns}"
         )
-    return scores, labels
+    return scores
 
 
 def _check_outputs(args: argparse.Namespace) -> None:
@@ -410,7 +486,11 @@ def _check_outputs(args: argparse.Namespace) -> None:
     suffix = Path(args.save).suffix.lower()
     if suffix not in (".json", ".npy"):
         raise ValueError(f"{args.save}: save thresholds as .json or .npy, got {suffix!r}")
-    check_output_path(args.save, (args.file, args.test, args.support), "--save")
+    inputs = (args.file, args.test, args.support, args.labels, args.test_labels)
+    save = check_output_path(args.save, inputs, "--save")
+    writable = os.access(save, os.W_OK) if save.exists() else os.access(save.parent, os.W_OK)
+    if not writable:
+        raise ValueError(f"{args.save}: --save cannot write there (permission denied)")
 
 
 def held_out(
@@ -430,8 +510,40 @@ def held_out(
     return ev.f, ev.macro_f
 
 
+def kernels_cached() -> bool:
+    """Whether numba's disk cache holds search kernels of fmacro (compiled by an earlier run).
+
+    Cheap (one directory listing, nothing compiled): numba keeps the cache of the kernels
+    of ``optimize/search`` in one folder, where a run that compiled any of them left index
+    files (``*.nbi``). ``False`` means a first run (a new environment or an emptied cache);
+    when numba's internals differ, ``True`` (say nothing rather than something wrong).
+    """
+    from pathlib import Path
+
+    from fmacro.optimize.search import cut_tables
+
+    try:
+        dispatcher: Any = cut_tables.sorted_cuts
+        return any(Path(dispatcher._cache._cache_path).glob("*.nbi"))
+    except Exception:  # not numba's dispatcher, or its cache internals changed
+        return True
+
+
+#: Fewest elements at which interpreting a kernel costs as much as compiling it (the
+#: smallest break-even of benchmarks/results_startup.md, 93,325): smaller searches are
+#: interpreted by fmacro.validation.dispatch and compile nothing.
+COMPILE_MIN_ELEMENTS = 90_000
+#: Shown beside the phase in the progress display when :func:`may_compile` is True.
+COMPILING = "first run: compiling kernels (cached afterwards)"
+
+
+def may_compile(n_elements: int) -> bool:
+    """Whether a search over ``n_elements`` points may compile kernels: large enough for
+    the dispatch to compile, and nothing compiled into numba's cache yet."""
+    return n_elements >= COMPILE_MIN_ELEMENTS and not kernels_cached()
+
+
 def run(args: argparse.Namespace) -> int:
-    from fmacro.cli import dump_json
     from fmacro.validation.progress import Progress
 
     if args.plot:  # say so before searching, not after
@@ -442,44 +554,72 @@ def run(args: argparse.Namespace) -> int:
         except ImportError:
             raise ImportError(INSTALL_HINT) from None
     methods = tuple(args.method) if args.method else METHODS
+    if args.labels and not args.file:
+        raise ValueError(f"--labels {args.labels} goes with a scores FILE")
+    if args.test_labels and not args.test:
+        raise ValueError(f"--test-labels {args.test_labels} goes with --test SCORES")
     _check_outputs(args)
+    # Phases: load, one step per method, then (--test) load and one step per method. Each
+    # is drawn as it starts (min_interval=0): they are few, and a search may take a while.
+    steps = 1 + len(methods) + (1 + len(methods) if args.test else 0)
+    with Progress(steps, "thresholds", enabled=not args.quiet, min_interval=0.0) as bar:
+        return _run(args, methods, bar)
+
+
+def _run(args: argparse.Namespace, methods: tuple[str, ...], bar: Any) -> int:
+    from fmacro.cli import dump_json
+    from fmacro.validation.names import describe_names, names_to_json
+
+    bar.advance(0, note=f"load {args.file or 'bundled Corel5k scores'}")
     problem = load_problem(
         args.file,
         zero_division=args.zero_division,
         n_samples=args.n_samples,
         support=args.support,
+        labels=args.labels,
     )
-    with Progress(len(methods), "thresholds", enabled=not args.quiet) as bar:
+    bar.advance()
+    size = int(problem.points.tp.size)  # every cut of every class: the searches' work
+    compiling = f"; {COMPILING}" if bar.active and may_compile(size) else ""
+    started: list[str] = []
 
-        def step(name: str) -> None:
-            bar.advance(0, note=name)
+    def step(name: str) -> None:
+        bar.advance(1 if started else 0, note=f"search: {name}{compiling}")
+        started.append(name)
 
-        results = []
-        for result, seconds in run_methods(
-            problem,
-            methods,
-            beta=args.beta,
-            n_angles=args.n_angles,
-            progress=step,
-            time_limit=args.time_limit,
-            prior=args.prior,
-        ):
-            results.append((result, seconds))
-            bar.advance()
+    results = []
+    for result, seconds in run_methods(
+        problem,
+        methods,
+        beta=args.beta,
+        n_angles=args.n_angles,
+        progress=step,
+        time_limit=args.time_limit,
+        prior=args.prior,
+    ):
+        results.append((result, seconds))
+    bar.advance(len(methods) - max(len(started) - 1, 0))  # the last method, and skipped ones
     skipped = [m for m in methods if m in _NEED_SCORES and problem.scores is None]
-    test = load_test(args.test, problem.points.n_columns) if args.test else None
+    if args.test:
+        bar.advance(0, note=f"--test: load {args.test}")
+        test = load_test(args.test, problem.points.n_columns, args.test_labels, problem.names)
+        bar.advance(1 + len(methods) - len(results))  # skipped methods have no test step
+    else:
+        test = None
     intervals: dict[int, Any] = {}
     if args.interval is not None:
         n_eval = int(test[0].shape[0]) if test is not None else None
-        intervals = held_out_intervals(problem, results, args, n_eval)
+        intervals = held_out_intervals(problem, results, args, n_eval, bar)
     rows: list[dict[str, Any]] = []
     true_labels = true_labels_per_object(problem.points)
     for position, (result, seconds) in enumerate(results):
         extra: dict[str, Any] = {}
         if test is not None:
+            bar.advance(0, note=f"--test: {result.method}")
             with about_file(args.test):
                 tf, tmf = held_out(result, *test, args.beta, args.zero_division)
             extra = {"test_f_macro": tf, "test_macro_f": tmf}
+            bar.advance()
         if position in intervals:
             found, interval_seconds = intervals[position]
             extra["interval"] = {
@@ -518,6 +658,8 @@ def run(args: argparse.Namespace) -> int:
                 "labels_per_object": labels_per_object(result, problem),
                 "true_labels_per_object": true_labels,
                 **extra,
+                # the --save record (ThresholdResult.from_dict reads it): thresholds, classes
+                "record": result.to_dict(),
             }
         )
     if args.save and results:
@@ -528,6 +670,8 @@ def run(args: argparse.Namespace) -> int:
         written = save_threshold_plots(problem.points, results, args.plot, beta=args.beta)
     else:
         written = []
+    bar.close()  # the display ends before the report starts
+    classes = problem.classes
     if args.json:
         print(
             dump_json(
@@ -536,6 +680,7 @@ def run(args: argparse.Namespace) -> int:
                     "beta": args.beta,
                     "zero_division": args.zero_division,
                     "n_classes": problem.points.n_classes,
+                    "classes": None if classes is None else names_to_json(classes),
                     "results": rows,
                     "skipped": skipped,
                     "plots": [str(w) for w in written],
@@ -548,6 +693,8 @@ def run(args: argparse.Namespace) -> int:
         f"# {problem.points.n_classes} classes with positives, beta={args.beta:g}, "
         f"zero_division={args.zero_division}, true labels per object {true_labels:.4f}"
     )
+    if classes is not None and problem.names is not None:
+        print(f"# classes named by {problem.names.file}: {describe_names(classes, 8)}")
     header: tuple[str, ...] = (
         "method",
         "F-macro",
