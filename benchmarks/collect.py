@@ -18,6 +18,7 @@ PARTS = (
     "optimize",
     "exact",
     "tune",
+    "vs_ttcv",
     "small_tuning",
     "seeds",
     "held_out_interval",

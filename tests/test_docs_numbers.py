@@ -73,3 +73,52 @@ def test_readme_first_call_figures_are_the_recorded_benchmark() -> None:
     assert (
         f"prints its table in {secs(thresholds[0], 1)} instead of {secs(thresholds[1], 1)}" in flat
     )
+
+
+def test_readme_tune_gains_are_the_recorded_benchmark() -> None:
+    # the README's summary of benchmarks/results_tune.md: tune against per_class (summary
+    # table), against the in-sample optimum (mean ratio over the 28 seed-averaged cells)
+    root = DOC.parents[1]
+    results = (root / "benchmarks" / "results_tune.md").read_text(encoding="utf-8")
+    summary = {
+        cells[0].strip("*"): cells[1:]
+        for line in results.split("## Held-out F-macro: summary over the cells", 1)[1]
+        .split("\n\n", 2)[1]
+        .splitlines()[2:]
+        if (cells := [c.strip() for c in line.strip().strip("|").split("|")])
+    }
+    tune_gain = float(summary["tune"][0].rstrip("%"))
+    wins = summary["tune"][3].split(" / ")[0]
+    etu_gain = float(summary["etu"][0].rstrip("%"))
+    per_cell = results.split("## Held-out F-macro (test, mean over 3 seeds)", 1)[1]
+    rows = [
+        [c.strip().strip("*") for c in line.strip().strip("|").split("|")]
+        for line in per_cell.split("\n\n", 2)[1].splitlines()[2:]
+    ]
+    over_fixed_point = sum(float(r[2]) / float(r[4]) - 1 for r in rows) / len(rows)
+    flat = " ".join((root / "README.md").read_text(encoding="utf-8").split())
+    assert len(rows) == 28
+    assert (
+        f"{tune_gain:.0f}% above `per_class`'s on average ({wins} of {len(rows)} cells) and "
+        f"{100 * over_fixed_point:.0f}% above the in-sample optimum's" in flat
+    )
+    assert f"+{etu_gain:.0f}% over `per_class` with logistic regression" in flat
+
+
+def test_readme_bibtex_gains_are_the_block_differences() -> None:
+    # tests/test_examples.py checks the block against the example's output; the prose's
+    # differences must be the block's
+    readme = (DOC.parents[1] / "README.md").read_text(encoding="utf-8")
+    block = readme.split("$ python examples/bibtex_workflow.py --data ../shared/data\n", 1)[1]
+    rows = {
+        line[:28].strip(): float(line[28:].split()[0])
+        for line in block.split("```", 1)[0].splitlines()[4:7]
+    }
+    tune = rows["tune (saved, loaded)"]
+    over_fixed_point = tune - rows["fixed_point (in-sample opt)"]
+    over_per_class = tune - rows["per_class (T_b)"]
+    flat = " ".join(readme.split())
+    assert (
+        f"(+{over_fixed_point:.3f} over the in-sample optimum, +{over_per_class:.3f} over "
+        "`per_class`)" in flat
+    )
