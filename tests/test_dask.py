@@ -500,3 +500,34 @@ def test_the_core_packages_do_not_import_dask() -> None:
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]"
+
+
+def test_wide_dask_frames_one_column_per_class_equal_the_in_memory_results(
+    client: Client,
+) -> None:
+    import pandas as pd
+
+    from fmacro import optimize
+
+    X, Y = load_dataset("emotions", "train")
+    rng = np.random.default_rng(0)
+    scores = X[:, : Y.shape[1]] + rng.normal(scale=0.1, size=Y.shape) + Y
+    names = ["amazed", "happy", "relaxing", "quiet", "sad", "angry"]
+    S, L = pd.DataFrame(scores, columns=names), pd.DataFrame(Y, columns=names)
+    dS, dL = dd.from_pandas(S, npartitions=3), dd.from_pandas(L, npartitions=3)
+    for name in ("tune", "fixed_point", "domain", "per_class", "global_threshold"):
+        got = getattr(fd, name)(dS, dL)
+        # fmacro.dask.fixed_point stops at the linearization (the exact step needs more
+        # than the hull vertices the workers send)
+        options = {"exact": False} if name == "fixed_point" else {}
+        want = getattr(optimize, name)(S, L, **options)
+        assert got.classes == tuple(names)
+        np.testing.assert_array_equal(got.thresholds, want.thresholds)
+        np.testing.assert_array_equal(got.cuts, want.cuts)
+        assert (got.f, got.precision, got.recall) == (want.f, want.precision, want.recall)
+    # labels as a dask array of whole rows: named by the scores' columns
+    got = fd.tune(dS, da.from_array(Y, chunks=(100, 6)))
+    assert got.classes == tuple(names)
+    np.testing.assert_array_equal(got.thresholds, optimize.tune(S, Y).thresholds)
+    with pytest.raises(ValueError, match="labels"):
+        fd.tune(dS, dd.from_pandas(L.rename(columns={"sad": "blue"}), npartitions=3))

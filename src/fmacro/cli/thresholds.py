@@ -738,10 +738,10 @@ def _run(args: argparse.Namespace, methods: tuple[str, ...], bar: Any) -> int:
         + " labels/object: mean number of classes the thresholds predict per tuning object."
     )
     if intervals:
-        size = "the test file's" if test is not None else "the tuning file's"
+        batch = "the test file's" if test is not None else "the tuning file's"
         print(
             f"predicted F, interval: the F-macro each method's thresholds are predicted to "
-            f"reach on a new batch of {size} size ({next(iter(intervals.values()))[0].n_eval} "
+            f"reach on a new batch of {batch} size ({next(iter(intervals.values()))[0].n_eval} "
             f"objects), from bootstrap refits on the tuning file ({args.resamples} resamples, "
             "seed "
             f"{args.seed}; optimize.held_out_interval): an interval for these thresholds on "

@@ -10,8 +10,10 @@ blocks' CSR segments back in column order (:func:`column_order`, :func:`concat_p
 
 from __future__ import annotations
 
+import functools
+import math
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, Concatenate, ParamSpec, TypeVar
 
 import numpy as np
 from numpy.typing import NDArray
@@ -27,6 +29,7 @@ from fmacro.dask._checks import (
 from fmacro.dask._imports import import_dask, is_dask_collection
 from fmacro.optimize.offsets import indptr_from_counts
 from fmacro.validation.checks import is_sparse
+from fmacro.validation.frames import frame_columns
 
 __all__ = [
     "block_tasks",
@@ -36,6 +39,7 @@ __all__ = [
     "input_shape",
     "positions_in",
     "segments",
+    "wide_frames",
 ]
 
 
@@ -183,3 +187,44 @@ def positions_in(wanted: NDArray[np.int64], columns: NDArray[np.int64]) -> NDArr
         return np.full(columns.size, -1, dtype=np.int64)
     at = np.minimum(np.searchsorted(wanted, columns), wanted.size - 1)
     return np.where(wanted[at] == columns, at, -1).astype(np.int64)
+
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def wide_frames(
+    func: Callable[Concatenate[Any, Any, P], R],
+) -> Callable[Concatenate[Any, Any, P], R]:
+    """Decorate a dask entry point so that it also takes wide dask DataFrames.
+
+    A dask DataFrame of ``scores`` given *with* ``labels`` (a dask DataFrame or array) is
+    one column per class, not the ``(object, class, score, label)`` rows (which carry
+    their labels): both become dask arrays of whole rows, cut into about as many column
+    blocks as the scores have partitions, and the result is named by the columns (two
+    DataFrames must have the same ones, as in memory). Computing the arrays' row counts
+    costs one pass over the partitions.
+    """
+
+    @functools.wraps(func)
+    def entry(scores: Any, labels: Any = None, *args: P.args, **kwargs: P.kwargs) -> R:
+        if labels is None or not _is_dask_frame(scores):
+            return func(scores, labels, *args, **kwargs)
+        names = frame_columns(scores, labels, names=("scores", "labels"), remedy="")
+        width = len(scores.columns)
+        step = max(1, math.ceil(width / max(1, scores.npartitions)))
+        s, y = (_whole_rows(x, step) for x in (scores, labels))
+        result = func(s, y, *args, **kwargs)
+        return result if names is None else result.with_classes(names)  # type: ignore[attr-defined]
+
+    return entry
+
+
+def _is_dask_frame(x: Any) -> bool:
+    return is_dask_collection(x) and getattr(x, "ndim", 0) == 2 and hasattr(x, "divisions")
+
+
+def _whole_rows(x: Any, step: int) -> Any:
+    """A dask DataFrame or array as a dask array of whole rows in column blocks of ``step``."""
+    arr = x.to_dask_array(lengths=True) if _is_dask_frame(x) else x
+    return arr.rechunk((arr.shape[0], step))

@@ -33,7 +33,14 @@ from fmacro.dask._checks import (
     partition_columns,
 )
 from fmacro.dask._imports import import_dask
-from fmacro.dask.blocks import block_tasks, column_order, concat_ptr, has_positive, segments
+from fmacro.dask.blocks import (
+    block_tasks,
+    column_order,
+    concat_ptr,
+    has_positive,
+    segments,
+    wide_frames,
+)
 from fmacro.optimize.baselines.global_threshold import global_threshold as _global_threshold
 from fmacro.optimize.baselines.per_class import per_class as _per_class
 from fmacro.optimize.offsets import indptr_from_counts, row_of_entries
@@ -314,6 +321,7 @@ def _search(args: tuple[Any, ...], options: dict[str, Any], every_cut: bool) -> 
     return reduced_sweep(*args, every_cut=every_cut, **options)
 
 
+@wide_frames
 def fixed_point(scores: Any, labels: Any = None, **options: Any) -> ThresholdResult:
     """:func:`fmacro.optimize.fixed_point` with the class hulls computed on the workers.
 
@@ -330,6 +338,7 @@ def fixed_point(scores: Any, labels: Any = None, **options: Any) -> ThresholdRes
     return search.full_cuts(res)
 
 
+@wide_frames
 def domain(
     scores: Any, labels: Any = None, *, n_angles: int | None = 64, **options: Any
 ) -> ThresholdResult:
@@ -344,6 +353,7 @@ def domain(
     return search.full_cuts(res)
 
 
+@wide_frames
 def per_class(scores: Any, labels: Any = None, **options: Any) -> ThresholdResult:
     """:func:`fmacro.optimize.per_class` (T_b): each class's best cut travels with its hull."""
     search = _search((scores, labels), options, every_cut=False)
@@ -351,6 +361,7 @@ def per_class(scores: Any, labels: Any = None, **options: Any) -> ThresholdResul
     return search.full_cuts(res)
 
 
+@wide_frames
 def global_threshold(scores: Any, labels: Any = None, **options: Any) -> ThresholdResult:
     """:func:`fmacro.optimize.global_threshold`; one shared threshold sweeps every cut of
     every class, so here the workers send their full cut tables (O(entries))."""

@@ -39,6 +39,7 @@ from fmacro.dask.blocks import (
     input_shape,
     positions_in,
     segments,
+    wide_frames,
 )
 from fmacro.optimize.offsets import indptr_from_counts
 from fmacro.optimize.search.result import ThresholdResult
@@ -251,6 +252,7 @@ def merge_walks(blocks: Sequence[TuneBlock], n_samples: int, n_columns: int) -> 
     )
 
 
+@wide_frames
 def tune(
     scores: Any,
     labels: Any = None,
