@@ -32,6 +32,7 @@ PARTS = (
     "memory",
     "fdelta",
     "dask",
+    "bootstrap",
 )
 
 HEADER = """# fmacro benchmark results

@@ -73,6 +73,23 @@ class ValidationBase:
     def __str__(self) -> str:
         return self.report()
 
+    def bootstrap(
+        self, n_resamples: int = 1000, *, seed: int | None = None, method: str = "poisson"
+    ) -> Any:
+        """Resample the objects ``n_resamples`` times: intervals for every measure.
+
+        Returns a :class:`~fmacro.validation.bootstrap.BootstrapResult`; its
+        ``interval("f_macro", level=0.95)`` is a percentile interval. ``method``:
+        ``"poisson"`` (default: each object drawn Poisson(1) times, keyed on (seed,
+        object position), so pooled chunks give the in-memory result bit for bit) or
+        ``"multinomial"`` (the classic bootstrap). ``seed=None`` draws a seed, recorded
+        on the result. Needs the per-object outcomes a validation built from predictions
+        keeps (see :mod:`fmacro.validation.bootstrap`, docs/uncertainty.md).
+        """
+        from fmacro.validation.bootstrap import bootstrap
+
+        return bootstrap(self, n_resamples, seed=seed, method=method)
+
     def _report_title(self) -> str:
         """The first line of :meth:`report`: the class and its settings."""
         raise NotImplementedError

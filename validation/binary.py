@@ -12,6 +12,7 @@ import toolz
 
 from fmacro.validation import _kernels, measures
 from fmacro.validation.base import ValidationBase
+from fmacro.validation.bootstrap import BinaryOutcomes, join_outcomes
 from fmacro.validation.checks import check_beta, check_same_length, check_zero_division
 from fmacro.validation.counts import Counts, sum_start
 from fmacro.validation.frames import categorical_classes
@@ -52,12 +53,13 @@ def _binary_counts(
     *,
     n: int | None = None,
     sample_weight: Any = None,
-) -> Counts:
+    keep_outcomes: bool = True,
+) -> tuple[Counts, BinaryOutcomes | None]:
     """Count TP/FP/FN/TN; labels must take at most two values, one being ``positive``.
 
     ``n`` is the common length when the caller has already checked it (each input is
     checked once per call); ``None`` checks it here. With ``sample_weight`` the counts
-    are sums of weights (floats).
+    are sums of weights (floats). Also returns each object's outcome (for ``bootstrap``).
     """
     if n is None:
         n = check_same_length(expected=expected, predicted=predicted)
@@ -102,9 +104,10 @@ def _binary_counts(
             "and one negative; expected/predicted hold more. Use MultiFValidation for "
             "multiclass data or set positive= to the positive label."
         )
+    outcomes = BinaryOutcomes.from_labels(e_lab, p_lab, pos, weights) if keep_outcomes else None
     if weights is not None:
-        return Counts(*weighted_binary_counts(e_lab, p_lab, weights, pos))
-    return Counts(*(int(v) for v in raw))
+        return Counts(*weighted_binary_counts(e_lab, p_lab, weights, pos)), outcomes
+    return Counts(*(int(v) for v in raw)), outcomes
 
 
 @read_only_copies
@@ -138,6 +141,9 @@ class BinFValidation(ValidationBase):
     sample_weight
         One non-negative weight per observation (as in scikit-learn): each observation
         counts its weight, and the counts become floats. ``None``: every one counts 1.
+    keep_outcomes
+        Keep each observation's outcome (1 byte each, 9 with weights) so that
+        :meth:`bootstrap` can resample them (default); ``False`` keeps the counts only.
 
     Examples
     --------
@@ -156,6 +162,9 @@ class BinFValidation(ValidationBase):
     positive: Any = attrs.field(default=1, eq=value_key)
     beta: float = 1.0
     zero_division: float = attrs.field(default=0.0, eq=value_key)
+    outcomes: BinaryOutcomes | None = attrs.field(default=None, eq=False, repr=False)
+    """Each object's outcome, in order (for :meth:`bootstrap`); ``None`` for a validation
+    built from counts or by a numba-jitted ``predict``. Not part of ``==`` and ``hash``."""
 
     def __init__(
         self,
@@ -168,9 +177,11 @@ class BinFValidation(ValidationBase):
         zero_division: float = 0.0,
         batched: bool = False,
         sample_weight: Any = None,
+        keep_outcomes: bool = True,
     ) -> None:
         beta = check_beta(beta)
         zero_division = check_zero_division(zero_division)
+        outcomes = None
         if is_numba_function(predict) and not batched and sample_weight is None:
             counts = _count_with_jitted(predict, expected, observations, positive)
         else:
@@ -179,8 +190,15 @@ class BinFValidation(ValidationBase):
             # collect_predictions returns exactly n predictions (or raises), so the
             # length of expected is checked once, here, against the observations.
             predicted = collect_predictions(predict, observations, n, batched=batched)
-            counts = _binary_counts(expected, predicted, positive, n=n, sample_weight=sample_weight)
-        self.__attrs_init__(counts, positive, beta, zero_division)
+            counts, outcomes = _binary_counts(
+                expected,
+                predicted,
+                positive,
+                n=n,
+                sample_weight=sample_weight,
+                keep_outcomes=keep_outcomes,
+            )
+        self.__attrs_init__(counts, positive, beta, zero_division, outcomes)
 
     @classmethod
     def from_predictions(
@@ -192,6 +210,7 @@ class BinFValidation(ValidationBase):
         beta: float = 1.0,
         zero_division: float = 0.0,
         sample_weight: Any = None,
+        keep_outcomes: bool = True,
     ) -> BinFValidation:
         """Validation of given predictions (no ``predict`` needed).
 
@@ -199,6 +218,8 @@ class BinFValidation(ValidationBase):
         With pandas categorical labels of two categories, the default ``positive=1``
         (when 1 is not a category) means the second category, as scikit-learn's
         ``pos_label`` for two classes; a ``positive`` that is not a category is refused.
+        ``keep_outcomes=False``: keep only the counts, not each object's outcome (a
+        little faster and smaller; such a validation cannot be bootstrapped).
 
         Examples
         --------
@@ -209,8 +230,12 @@ class BinFValidation(ValidationBase):
         categories = categorical_classes(expected, predicted)
         if categories is not None:
             positive = _categorical_positive(categories, positive)
-        counts = _binary_counts(expected, predicted, positive, sample_weight=sample_weight)
-        return cls.from_counts(counts, positive=positive, beta=beta, zero_division=zero_division)
+        counts, outcomes = _binary_counts(
+            expected, predicted, positive, sample_weight=sample_weight, keep_outcomes=keep_outcomes
+        )
+        obj = cls.from_counts(counts, positive=positive, beta=beta, zero_division=zero_division)
+        object.__setattr__(obj, "outcomes", outcomes)
+        return obj
 
     @classmethod
     def from_counts(
@@ -299,12 +324,15 @@ class BinFValidation(ValidationBase):
         if not isinstance(other, BinFValidation):
             return NotImplemented
         same_settings(self, other, ("positive", "beta", "zero_division"))
-        return type(self).from_counts(
+        pooled = type(self).from_counts(
             self.counts + other.counts,
             positive=self.positive,
             beta=self.beta,
             zero_division=self.zero_division,
         )
+        # the outcomes concatenate, so object positions match one validation of all data
+        object.__setattr__(pooled, "outcomes", join_outcomes(self.outcomes, other.outcomes))
+        return pooled
 
     def summary(self) -> dict[str, Any]:
         """Counts and measures as plain Python values."""

@@ -14,6 +14,7 @@ from numpy.typing import NDArray
 from fmacro.validation import _kernels, measures
 from fmacro.validation.averages import ClassAverages
 from fmacro.validation.base import ValidationBase
+from fmacro.validation.bootstrap import ClassOutcomes, join_outcomes
 from fmacro.validation.checks import (
     as_label_vector,
     check_beta,
@@ -84,12 +85,14 @@ def _count(
     *,
     n: int | None = None,
     sample_weight: Any = None,
-) -> ConfusionMatrix | SparseConfusionMatrix:
+    keep_outcomes: bool = True,
+) -> tuple[ConfusionMatrix | SparseConfusionMatrix, ClassOutcomes | None]:
     """Confusion matrix of two label vectors; ``n`` is their length if already checked.
 
     With ``sample_weight`` each observation adds its weight (a float matrix). When the
     dense k x k table would be large and mostly empty, only the occurring cells are
-    counted (:class:`SparseConfusionMatrix`, memory O(n + k)).
+    counted (:class:`SparseConfusionMatrix`, memory O(n + k)). Also returns each
+    object's (expected, predicted) class codes (for ``bootstrap``).
     """
     _refuse_sparse(expected, predicted)
     if n is None:
@@ -98,18 +101,19 @@ def _count(
     e = _codes(expected, "expected", labels, identity)
     p = _codes(predicted, "predicted", labels, identity)
     k = len(labels)
+    outcomes = ClassOutcomes(e, p, k, weights) if keep_outcomes else None
     sparse = prefer_sparse(k, n)
     if sparse or weights is not None:
         if e.size and (min(e.min(), p.min()) < 0 or max(e.max(), p.max()) >= k):
             _refuse_outside(e, p, k)
         if sparse:
-            return count_pairs(e, p, k, weights)
+            return count_pairs(e, p, k, weights), outcomes
         assert weights is not None
-        return ConfusionMatrix(weighted_confusion(e, p, k, weights))
+        return ConfusionMatrix(weighted_confusion(e, p, k, weights)), outcomes
     matrix, n_bad = _kernels.confusion_counts(e, p, k)
     if n_bad:
         _refuse_outside(e, p, k)
-    return ConfusionMatrix(matrix)
+    return ConfusionMatrix(matrix), outcomes
 
 
 def _refuse_outside(e: NDArray[Any], p: NDArray[Any], k: int) -> None:
@@ -177,8 +181,9 @@ class MultiFValidation(ClassAverages, ValidationBase):
     predict
         ``observation -> label``; with ``batched=True`` ``observations -> labels``; a numba
         ``@njit`` function runs inside the compiled counting loop.
-    beta, zero_division, batched, sample_weight
-        As in :class:`validation.BinFValidation`.
+    beta, zero_division, batched, sample_weight, keep_outcomes
+        As in :class:`validation.BinFValidation` (``keep_outcomes``: the (expected,
+        predicted) class codes, 8 bytes per observation, 16 with weights).
 
     Examples
     --------
@@ -195,6 +200,10 @@ class MultiFValidation(ClassAverages, ValidationBase):
     classes: tuple[Hashable, ...] = attrs.field(eq=value_key)
     beta: float = 1.0
     zero_division: float = attrs.field(default=0.0, eq=value_key)
+    outcomes: ClassOutcomes | None = attrs.field(default=None, eq=False, repr=False)
+    """Each object's (expected, predicted) class codes, in order (for :meth:`bootstrap`);
+    ``None`` for a validation built from a confusion matrix or by a numba-jitted
+    ``predict``. Not part of ``==`` and ``hash``."""
 
     def __init__(
         self,
@@ -207,6 +216,7 @@ class MultiFValidation(ClassAverages, ValidationBase):
         zero_division: float = 0.0,
         batched: bool = False,
         sample_weight: Any = None,
+        keep_outcomes: bool = True,
     ) -> None:
         if predict is None:
             raise TypeError(
@@ -219,6 +229,7 @@ class MultiFValidation(ClassAverages, ValidationBase):
         zero_division = check_zero_division(zero_division)
         labels, identity = resolve_classes(classes)
         confusion: ConfusionMatrix | SparseConfusionMatrix
+        outcomes = None
         if is_numba_function(predict) and not batched and sample_weight is None:
             if not identity:
                 raise TypeError(
@@ -230,10 +241,16 @@ class MultiFValidation(ClassAverages, ValidationBase):
             predicted = collect_predictions(
                 predict, observations, n, batched=batched, integer_labels=identity
             )
-            confusion = _count(
-                expected, predicted, labels, identity, n=n, sample_weight=sample_weight
+            confusion, outcomes = _count(
+                expected,
+                predicted,
+                labels,
+                identity,
+                n=n,
+                sample_weight=sample_weight,
+                keep_outcomes=keep_outcomes,
             )
-        self.__attrs_init__(confusion, labels, beta, zero_division)
+        self.__attrs_init__(confusion, labels, beta, zero_division, outcomes)
 
     @classmethod
     def from_predictions(
@@ -245,6 +262,7 @@ class MultiFValidation(ClassAverages, ValidationBase):
         beta: float = 1.0,
         zero_division: float = 0.0,
         sample_weight: Any = None,
+        keep_outcomes: bool = True,
     ) -> MultiFValidation:
         """Validation of given predictions.
 
@@ -253,6 +271,8 @@ class MultiFValidation(ClassAverages, ValidationBase):
         ``expected`` and ``predicted``; pass ``classes`` to include classes that never
         occur or to fix the order. ``sample_weight``: one non-negative weight per
         observation (float counts).
+        ``keep_outcomes=False``: keep only the counts, not each object's outcome (a
+        little faster and smaller; such a validation cannot be bootstrapped).
 
         Examples
         --------
@@ -270,8 +290,18 @@ class MultiFValidation(ClassAverages, ValidationBase):
             labels, identity = resolve_classes(_infer_classes(expected, predicted))
         else:
             labels, identity = resolve_classes(classes)
-        confusion = _count(expected, predicted, labels, identity, n=n, sample_weight=sample_weight)
-        return cls.from_confusion(confusion, labels, beta=beta, zero_division=zero_division)
+        confusion, outcomes = _count(
+            expected,
+            predicted,
+            labels,
+            identity,
+            n=n,
+            sample_weight=sample_weight,
+            keep_outcomes=keep_outcomes,
+        )
+        obj = cls.from_confusion(confusion, labels, beta=beta, zero_division=zero_division)
+        object.__setattr__(obj, "outcomes", outcomes)
+        return obj
 
     @classmethod
     def from_confusion(
@@ -328,12 +358,15 @@ class MultiFValidation(ClassAverages, ValidationBase):
         if not isinstance(other, MultiFValidation):
             return NotImplemented
         same_settings(self, other, ("classes", "beta", "zero_division"))
-        return type(self).from_confusion(
+        pooled = type(self).from_confusion(
             self.confusion + other.confusion,
             self.classes,
             beta=self.beta,
             zero_division=self.zero_division,
         )
+        # the outcomes concatenate, so object positions match one validation of all data
+        object.__setattr__(pooled, "outcomes", join_outcomes(self.outcomes, other.outcomes))
+        return pooled
 
     def summary(self) -> dict[str, Any]:
         """Measures as plain values, with the class labels and accuracy."""

@@ -14,6 +14,7 @@ from numpy.typing import NDArray
 from fmacro.validation import _kernels, measures
 from fmacro.validation.averages import ClassAverages
 from fmacro.validation.base import ValidationBase
+from fmacro.validation.bootstrap import LabelOutcomes, join_outcomes
 from fmacro.validation.checks import (
     check_beta,
     check_same_length,
@@ -191,12 +192,18 @@ def _count_with_jitted(
 
 
 def _count(
-    expected: Any, predicted: Any, *, n: int | None = None, sample_weight: Any = None
-) -> tuple[ClassCounts, SampleCounts]:
+    expected: Any,
+    predicted: Any,
+    *,
+    n: int | None = None,
+    sample_weight: Any = None,
+    keep_outcomes: bool = True,
+) -> tuple[ClassCounts, SampleCounts, LabelOutcomes | None]:
     """Counts of two indicator matrices; ``n`` is their row count if already checked.
 
     With ``sample_weight`` the per-label counts are sums of row weights (floats) and the
-    per-row counts carry the weights.
+    per-row counts carry the weights. Also returns each row's TP/FP/FN entries (for
+    ``bootstrap``).
     """
     _check_sparse_2d(expected, "expected")
     _check_sparse_2d(predicted, "predicted")
@@ -218,8 +225,12 @@ def _count(
     if t.shape[0] == 0 or t.shape[1] == 0:
         raise ValueError(f"expected is empty (shape {t.shape})")
     class_counts, sample_counts = _counts_from_kernel(kernel(t, p), t, p)
+    outcomes = None
+    if keep_outcomes:
+        s = sample_counts  # entries per row: true + predicted - TP, counted already
+        outcomes = LabelOutcomes.from_indicators(t, p, s.true + s.predicted - s.tp)
     if weights is None:
-        return class_counts, sample_counts
+        return class_counts, sample_counts, outcomes
     tp, true, pred, total = weighted_label_counts(t, p, weights)
     # differences of float sums may round a zero to -1e-16: clip at 0
     fp = np.maximum(pred - tp, 0.0)
@@ -228,6 +239,7 @@ def _count(
     return (
         ClassCounts(tp, fp, fn, tn),
         attrs.evolve(sample_counts, weight=weights),
+        outcomes,
     )
 
 
@@ -276,8 +288,9 @@ class MultiLabelFValidation(ClassAverages, ValidationBase):
         function (returning a 1-D 0/1 array) runs inside the compiled counting loop.
     labels
         Optional names of the L labels (for the report).
-    beta, zero_division, batched, sample_weight
-        As in :class:`validation.BinFValidation`.
+    beta, zero_division, batched, sample_weight, keep_outcomes
+        As in :class:`validation.BinFValidation` (``keep_outcomes``: each row's TP, FP
+        and FN entries, 4 bytes each plus 8 per row).
 
     Examples
     --------
@@ -295,6 +308,9 @@ class MultiLabelFValidation(ClassAverages, ValidationBase):
     labels: tuple[Hashable, ...] | None = attrs.field(default=None, eq=value_key)
     beta: float = 1.0
     zero_division: float = attrs.field(default=0.0, eq=value_key)
+    outcomes: LabelOutcomes | None = attrs.field(default=None, eq=False, repr=False)
+    """Each row's TP, FP and FN entries, in row order (for :meth:`bootstrap`); ``None``
+    for a validation built by a numba-jitted ``predict``. Not part of ``==`` and ``hash``."""
 
     def __init__(
         self,
@@ -307,9 +323,11 @@ class MultiLabelFValidation(ClassAverages, ValidationBase):
         zero_division: float = 0.0,
         batched: bool = False,
         sample_weight: Any = None,
+        keep_outcomes: bool = True,
     ) -> None:
         beta = check_beta(beta)
         zero_division = check_zero_division(zero_division)
+        outcomes = None
         if is_numba_function(predict) and not batched and sample_weight is None:
             class_counts, sample_counts = _count_with_jitted(predict, expected, observations)
         else:
@@ -326,11 +344,16 @@ class MultiLabelFValidation(ClassAverages, ValidationBase):
                         "predict must return an indicator row (a 1-D 0/1 sequence of length "
                         f"L) for each observation; got results of shape {predicted.shape}"
                     )
-            class_counts, sample_counts = _count(
-                expected, predicted, n=n, sample_weight=sample_weight
+            class_counts, sample_counts, outcomes = _count(
+                expected, predicted, n=n, sample_weight=sample_weight, keep_outcomes=keep_outcomes
             )
         self.__attrs_init__(
-            class_counts, sample_counts, _labels(labels, class_counts), beta, zero_division
+            class_counts,
+            sample_counts,
+            _labels(labels, class_counts),
+            beta,
+            zero_division,
+            outcomes,
         )
 
     @classmethod
@@ -343,6 +366,7 @@ class MultiLabelFValidation(ClassAverages, ValidationBase):
         beta: float = 1.0,
         zero_division: float = 0.0,
         sample_weight: Any = None,
+        keep_outcomes: bool = True,
     ) -> MultiLabelFValidation:
         """Validation of given (N, L) 0/1 indicator matrices (numpy, pandas or scipy.sparse).
 
@@ -351,6 +375,8 @@ class MultiLabelFValidation(ClassAverages, ValidationBase):
         ``sample_weight``: one non-negative weight per row; label counts become sums of
         weights and the example-based measures weighted means. ``labels=None`` names the
         labels by the columns of DataFrame inputs (else ``0..L-1``).
+        ``keep_outcomes=False``: keep only the counts, not each object's outcome (a
+        little faster and smaller; such a validation cannot be bootstrapped).
 
         Examples
         --------
@@ -362,7 +388,9 @@ class MultiLabelFValidation(ClassAverages, ValidationBase):
         """
         if labels is None:
             labels = frame_columns(expected, predicted)
-        class_counts, sample_counts = _count(expected, predicted, sample_weight=sample_weight)
+        class_counts, sample_counts, outcomes = _count(
+            expected, predicted, sample_weight=sample_weight, keep_outcomes=keep_outcomes
+        )
         obj = cls.__new__(cls)
         obj.__attrs_init__(
             class_counts,
@@ -370,6 +398,7 @@ class MultiLabelFValidation(ClassAverages, ValidationBase):
             _labels(labels, class_counts),
             check_beta(beta),
             check_zero_division(zero_division),
+            outcomes,
         )
         return obj
 
@@ -444,6 +473,8 @@ class MultiLabelFValidation(ClassAverages, ValidationBase):
             self.labels,
             self.beta,
             self.zero_division,
+            # the outcomes concatenate in row order, as the sample counts do
+            join_outcomes(self.outcomes, other.outcomes),
         )
         return obj
 

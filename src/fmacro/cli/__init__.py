@@ -19,7 +19,12 @@ from typing import Any
 __all__ = ["build_parser", "main"]
 
 # Modules that add a subcommand: each has register(subparsers) and run(args) -> int.
-_SUBCOMMAND_MODULES = ("fmacro.cli.thresholds", "fmacro.cli.apply", "fmacro.cli.fdelta")
+_SUBCOMMAND_MODULES = (
+    "fmacro.cli.thresholds",
+    "fmacro.cli.apply",
+    "fmacro.cli.fdelta",
+    "fmacro.cli.compare",
+)
 
 
 def _zero_division(text: str) -> float:
@@ -162,7 +167,75 @@ def _register_evaluate(subparsers: Any) -> None:
         help="the first line of each text file is data",
     )
     add_common_options(p)
+    add_bootstrap_options(p)
+    p.add_argument(
+        "--ci",
+        type=_level,
+        default=None,
+        metavar="LEVEL",
+        help="also give bootstrap percentile intervals at this level, e.g. 0.95 (see "
+        "docs/uncertainty.md)",
+    )
     p.set_defaults(run=_run_evaluate)
+
+
+def _level(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a level such as 0.95, got {text!r}") from None
+    if not 0 < value < 1:
+        raise argparse.ArgumentTypeError(f"expected a level in (0, 1) such as 0.95, got {text!r}")
+    return value
+
+
+def add_bootstrap_options(parser: argparse.ArgumentParser) -> None:
+    """``--resamples`` and ``--seed`` of the commands that bootstrap (evaluate, compare)."""
+    parser.add_argument(
+        "--resamples",
+        type=int_option(2, 10**7),
+        default=1000,
+        metavar="B",
+        help="bootstrap resamples (default 1000)",
+    )
+    parser.add_argument(
+        "--seed",
+        type=int_option(0, 2**64 - 1),
+        default=None,
+        help="seed of the resamples (default: drawn at random and reported)",
+    )
+
+
+def interval_rows(boot: Any, level: float) -> list[tuple[Any, ...]]:
+    """Rows (measure, estimate, low, high) of a bootstrap's scalar measures, then per class."""
+    from fmacro.validation.bootstrap import measure_names
+
+    rows: list[tuple[Any, ...]] = []
+    for name in measure_names(boot.kind, per_class=False):
+        low, high = boot.interval(name, level)
+        rows.append((name, boot.estimate(name), low, high))
+    if boot.kind != "binary":
+        low, high = boot.interval("per_class_f", level)
+        estimate = boot.estimate("per_class_f")
+        for j, label in enumerate(boot.class_labels):
+            rows.append((f"F of {label}", float(estimate[j]), float(low[j]), float(high[j])))
+    return rows
+
+
+def interval_report(boot: Any, level: float, digits: int = 4) -> str:
+    """A table of each measure with its bootstrap interval, and how it was computed."""
+    from fmacro.validation.report import format_table
+
+    head = (
+        f"bootstrap: {boot.n_resamples} {boot.method} resamples, seed {boot.seed}, "
+        f"{level:g} percentile intervals"
+    )
+    table = format_table(
+        ("measure", "value", f"low ({level:g})", f"high ({level:g})"),
+        interval_rows(boot, level),
+        digits,
+    )
+    return head + "\n" + table
 
 
 def _positive_label(text: str | None, expected: Any) -> Any:
@@ -258,11 +331,20 @@ def _run_evaluate(args: argparse.Namespace) -> int:
         positive=_positive_label(args.positive, expected) if kind == "binary" else 1,
         classes=pair.classes,
     )
+    boot = None
+    if args.ci is not None:
+        boot = v.bootstrap(args.resamples, seed=args.seed)
     if args.json:
-        print(json.dumps({"source": title, **v.to_dict()}, indent=2))
+        record = {"source": title, **v.to_dict()}
+        if boot is not None:
+            record["intervals"] = boot.to_dict(args.ci)
+        print(json.dumps(record, indent=2))
     else:
         print(f"# {title}")
         print(v.report())
+        if boot is not None:
+            print()
+            print(interval_report(boot, args.ci))
     return 0
 
 

@@ -4,8 +4,10 @@
 with dense or scipy-sparse chunks) or dask Series/DataFrame columns. Each pair of chunks
 is counted where it lives with fmacro's kernels (``*.from_predictions``); the per-chunk
 validations are added with ``+`` in a tree of fan-in 8 that keeps chunk order (the
-example-based counts of a multi-label validation are per row). Only the counts reach the
-client, and the result equals the in-memory validation of the whole data by value.
+example-based counts of a multi-label validation are per row). Only the counts (and each
+object's compact outcome, which ``bootstrap`` resamples) reach the client, and the result
+equals the in-memory validation of the whole data by value; its ``bootstrap`` equals the
+in-memory one bit for bit, as chunk order is kept.
 """
 
 from __future__ import annotations
@@ -148,7 +150,7 @@ class _CountChunk:
         e, p = _plain(expected), _plain(predicted)
         if _rows(e) == 0 and _rows(p) == 0:
             return None
-        options = {"beta": self.beta, "zero_division": self.zero_division}
+        options: dict[str, Any] = {"beta": self.beta, "zero_division": self.zero_division}
         if self.kind == "binary":
             return BinFValidation.from_predictions(e, p, positive=self.positive, **options)
         if self.kind == "multiclass":
