@@ -60,8 +60,6 @@ __all__ = [
     "CSV_SUFFIXES",
     "NAMED_SUFFIXES",
     "PARQUET_SUFFIXES",
-    "NamedMatrix",
-    "ScoreFile",
     "column_order",
     "pair_columns",
     "read_label_matrix",

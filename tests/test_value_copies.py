@@ -39,6 +39,7 @@ from fmacro.validation import (
     MultiLabelFValidation,
     SparseConfusionMatrix,
 )
+from fmacro.validation.bootstrap import BinaryOutcomes, ClassOutcomes, LabelOutcomes
 from fmacro.validation.datasets import ArffData
 from fmacro.validation.io import LabelPair, Table, read_label_pair
 from fmacro.validation.values import value_key
@@ -138,6 +139,24 @@ def _factories() -> dict[type, Callable[[], Any]]:
             SCORES, LABELS, [0.5, 0.5, 0.5]
         ),
         optimize.SmoothedPoints: lambda: optimize.smooth_points(points),
+        BinaryOutcomes: lambda: (
+            BinFValidation.from_predictions([1, 0, 1, 1], [1, 1, 0, 1]).outcomes
+        ),
+        ClassOutcomes: lambda: (
+            MultiFValidation.from_predictions([0, 1, 2, 2], [0, 2, 2, 1]).outcomes
+        ),
+        LabelOutcomes: lambda: (
+            MultiLabelFValidation.from_predictions(LABELS, LABELS[::-1]).outcomes
+        ),
+        validation.BootstrapResult: lambda: _with_caches(
+            MultiFValidation.from_predictions([0, 1, 2, 2], [0, 2, 2, 1]).bootstrap(20, seed=0)
+        ),
+        validation.Comparison: lambda: validation.compare(
+            [0, 1, 2, 2], [0, 2, 2, 1], [0, 1, 2, 2], n_resamples=20, seed=0
+        ),
+        crossval.PairedTest: lambda: crossval.paired_t_test(
+            [0.8, 0.7, 0.9], [0.7, 0.7, 0.8], correction="none"
+        ),
         optimize.HeldOutInterval: lambda: optimize.held_out_interval(
             SCORES, LABELS, n_resamples=20, seed=0, n_draws=100
         ),
