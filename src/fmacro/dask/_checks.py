@@ -17,6 +17,8 @@ same input the same way:
   partition, so a repeated pair is found where the rows are, without gathering them.
 * :func:`check_unread_scores`: a block of columns that a worker skips (no positive) still
   has its scores checked, as ``class_points`` checks every column in memory.
+* :func:`computed_sample_weight`: ``tune``'s weights (a dask or numpy vector, one per
+  row), computed once on the client and checked as in memory.
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ __all__ = [
     "array_inputs",
     "check_known_chunks",
     "check_unread_scores",
+    "computed_sample_weight",
     "is_dask_array",
     "partition_columns",
     "row_names",
@@ -62,6 +65,43 @@ def check_known_chunks(x: Any, name: str) -> None:
             f"{name} has chunks of unknown size (as after boolean-mask indexing or "
             f"da.from_delayed without a shape); call {name}.compute_chunk_sizes() first"
         )
+
+
+def computed_sample_weight(
+    sample_weight: Any, n_samples: int, scheduler: Any = None
+) -> NDArray[np.float64]:
+    """``sample_weight`` (a dask array or Series, or anything
+    :func:`~fmacro.validation.weights.check_sample_weight` takes) as the checked float64
+    vector of ``n_samples`` weights: finite, non-negative, not all zero.
+
+    A dask vector is checked for its shape and known chunks first, then computed (one
+    float per row: every worker gets the whole vector, as every block holds all rows).
+    """
+    from fmacro.validation.weights import check_sample_weight
+
+    if is_dask_collection(sample_weight):
+        if hasattr(sample_weight, "to_dask_array"):  # a dask Series
+            sample_weight = sample_weight.to_dask_array(lengths=True)
+        if not is_dask_array(sample_weight):
+            raise TypeError(
+                "sample_weight must be a dask or numpy array of one weight per row, got "
+                f"{type(sample_weight).__name__}"
+            )
+        if sample_weight.ndim != 1:
+            raise ValueError(
+                f"sample_weight must be 1-D (one weight per row), got {sample_weight.ndim}-D"
+            )
+        check_known_chunks(sample_weight, "sample_weight")
+        if int(sample_weight.shape[0]) != n_samples:
+            raise ValueError(
+                f"sample_weight must have one weight per row ({n_samples}), got "
+                f"{int(sample_weight.shape[0])}"
+            )
+        sample_weight = sample_weight.compute(scheduler=scheduler)
+    weights = check_sample_weight(sample_weight, n_samples)
+    if weights is None:
+        raise AssertionError("the caller passes weights")
+    return weights
 
 
 def _check_count(n: Any, name: str) -> int:

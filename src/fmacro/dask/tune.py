@@ -41,6 +41,7 @@ from fmacro.dask.blocks import (
     segments,
     wide_frames,
 )
+from fmacro.dask.weighted import weighted_tune
 from fmacro.optimize.offsets import indptr_from_counts
 from fmacro.optimize.search.result import ThresholdResult
 from fmacro.optimize.tuning.empty import empty_thresholds
@@ -281,15 +282,13 @@ def tune(
         splits the rows, which the column blocks do not allow: choose a in memory on a
         sample, or pass the default 3).
     sample_weight
-        Not supported: only ``None``, any other value raises ``TypeError``. The workers
-        run the fused walk of the in-memory fast path, which counts rows in integers
-        (a weighted walk would need a weighted kernel, and every block the weights of
-        all rows). Weighted tuning runs in memory:
-        ``fmacro.optimize.tune(scores, labels, sample_weight=w)`` on the computed
-        arrays, or ``tune(points=class_points(scores, labels, sample_weight=w))``;
-        integer weights can also repeat the rows of dask arrays
-        (``rows = np.repeat(np.arange(len(w)), w)``, then ``tune(scores[rows],
-        labels[rows])``: the same result as the weights).
+        One non-negative weight per row of a dask array of scores (a dask or numpy
+        vector), or ``None``; as for :func:`fmacro.optimize.tune`, whose result it gives
+        bit for bit (integer weights: the rows repeated). The weights are computed on
+        the client and sent once to every worker, which builds the weighted points of
+        its columns; the client solves on every cut (``searched_cuts == "every cut"``),
+        reading only the empty classes' columns again (:mod:`fmacro.dask.weighted`).
+        Not with a DataFrame of rows (their objects have no row order to weight).
 
     Returns
     -------
@@ -309,15 +308,6 @@ def tune(
     cache first: one call with ``FMACRO_KERNELS=compiled`` in the workers' environment.
     """
     dask = import_dask()
-    if sample_weight is not None:
-        raise TypeError(
-            "fmacro.dask.tune takes no sample_weight (only None): its workers' walk counts "
-            "rows in integers. Tune weighted data in memory with "
-            "fmacro.optimize.tune(scores, labels, sample_weight=w) on the computed arrays "
-            "(or tune(points=class_points(scores, labels, sample_weight=w))); integer "
-            "weights can instead repeat the rows of dask arrays: rows = "
-            "np.repeat(np.arange(len(w)), w); tune(scores[rows], labels[rows])"
-        )
     b = check_beta(beta)
     zd = check_zero_division(zero_division)
     if isinstance(prior, str):
@@ -338,6 +328,9 @@ def tune(
         scheduler=scheduler,
     )
     pi = None if base_rates is None else check_base_rates(base_rates, n_cols)
+    if sample_weight is not None:
+        options = (b, zd, a, n_eval, unseen, pi)
+        return weighted_tune(scores, labels, sample_weight, options, (n_obj, n_cols), scheduler)
     worker_settings = _Settings(a, given_n_eval, zd, pi)
     settings = TuneSettings(b, zd, _n_eval(worker_settings, n_obj), "fixed_point", unseen, pi)
 
