@@ -138,3 +138,14 @@ def test_the_command_line_shows_labels_per_object_instead() -> None:
     )
     assert "PredictEverythingWarning" not in done.stderr
     assert "labels/object" in done.stdout
+
+
+def test_fmacro_dask_tune_warns_as_tune_does() -> None:
+    da = pytest.importorskip("dask.array")
+    from fmacro import dask as fd
+
+    scores, labels = corel5k()
+    s, y = da.from_array(scores, chunks=(500, 100)), da.from_array(labels, chunks=(500, 100))
+    with pytest.warns(PredictEverythingWarning, match="predict 235 rare columns") as caught:
+        fd.tune(s, y, scheduler="synchronous")
+    assert [w.filename for w in caught] == [__file__]

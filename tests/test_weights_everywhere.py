@@ -434,20 +434,18 @@ def test_weights_with_points_are_refused(method: Callable[..., Any]) -> None:
         method(points=points, sample_weight=[1.0, 2.0, 1.0, 1.0])
 
 
-def test_dask_tune_refuses_weights_with_the_workaround() -> None:
+def test_dask_tune_takes_weights() -> None:
     pytest.importorskip("dask")
     da = pytest.importorskip("dask.array")
     from fmacro import dask as fd
 
     s, y = da.from_array(S_BAD, chunks=(4, 1)), Y_BAD
-    with pytest.raises(TypeError, match="sample_weight") as info:
-        fd.tune(s, y, sample_weight=[1.0, 2.0, 1.0, 1.0], scheduler="synchronous")
-    assert "optimize.tune(scores, labels, sample_weight=w)" in str(info.value)
-    # the hint for integer weights: repeated rows give the weighted in-memory result
     w = np.array([1, 2, 0, 3])
-    rows = np.repeat(np.arange(4), w)
-    found = fd.tune(s[rows], y[rows], scheduler="synchronous")
+    found = fd.tune(s, y, sample_weight=w, scheduler="synchronous")
     assert_same_result(found, tune(S_BAD, Y_BAD, sample_weight=w))
+    # integer weights: the repeated rows
+    rows = np.repeat(np.arange(4), w)
+    assert_same_result(fd.tune(s[rows], y[rows], scheduler="synchronous"), found)
 
 
 # --------------------------------------------------------------------------- no mutation

@@ -42,6 +42,7 @@ from fmacro.dask.blocks import (
     wide_frames,
 )
 from fmacro.dask.weighted import weighted_tune
+from fmacro.optimize.deployment import warns_predict_everything
 from fmacro.optimize.offsets import indptr_from_counts
 from fmacro.optimize.search.result import ThresholdResult
 from fmacro.optimize.tuning.empty import empty_thresholds
@@ -253,6 +254,7 @@ def merge_walks(blocks: Sequence[TuneBlock], n_samples: int, n_columns: int) -> 
     )
 
 
+@warns_predict_everything
 @wide_frames
 def tune(
     scores: Any,
