@@ -4,7 +4,8 @@ Two models scored on the same folds (or the same repeated random splits) give pa
 scores ``a_j``, ``b_j``; their differences ``d_j = a_j - b_j`` are tested for a mean of 0.
 
 ``correction="none"``
-    The correlated-samples t-test of seed 001 (its eq. 42)::
+    The correlated-samples t-test that Paradowski et al. (2019) use to compare F-score
+    perceptrons (their eq. 42)::
 
         t = mean(d) / sqrt(var(d)) * sqrt(J - 1)        (var with ddof=0)
 
