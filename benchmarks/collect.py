@@ -25,6 +25,7 @@ PARTS = (
     "tune_memory",
     "startup",
     "warm_large",
+    "tune_paths",
     "compile_dtypes",
     "weights",
     "many_classes",
