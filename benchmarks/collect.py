@@ -34,6 +34,7 @@ PARTS = (
     "fdelta",
     "dask",
     "bootstrap",
+    "compare_calibration",
 )
 
 HEADER = """# fmacro benchmark results
