@@ -63,7 +63,7 @@ from numpy.typing import NDArray
 from fmacro.optimize.deployment import quiet, warn_predict_everything
 from fmacro.optimize.search.result import ThresholdResult
 from fmacro.validation.checks import check_beta, check_zero_division, is_sparse
-from fmacro.validation.counts import frozen_array
+from fmacro.validation.counts import frozen_floats
 from fmacro.validation.measures import f_beta_from_counts, macro_from_counts
 from fmacro.validation.values import read_only_copies
 
@@ -94,10 +94,6 @@ CORRECTIONS = ("auto", "632+", "632", "oob")
 #: Fewest resamples accepted: quantiles of fewer threshold fits say little.
 MIN_RESAMPLES = 20
 _OOB_WEIGHT = 1.0 - math.exp(-1.0)  # 0.632: share of distinct rows in a resample
-
-
-def _frozen_float(values: Any) -> NDArray[np.float64]:
-    return frozen_array(values, np.float64)
 
 
 @read_only_copies
@@ -179,16 +175,16 @@ class HeldOutInterval:
     out_of_bag_sd: float
     batch_sd: float
     estimation_sd: float
-    resample_thresholds: NDArray[np.float64] = attrs.field(repr=False, converter=_frozen_float)
-    threshold_low: NDArray[np.float64] = attrs.field(repr=False, converter=_frozen_float)
-    threshold_median: NDArray[np.float64] = attrs.field(repr=False, converter=_frozen_float)
-    threshold_high: NDArray[np.float64] = attrs.field(repr=False, converter=_frozen_float)
-    predicted_share: NDArray[np.float64] = attrs.field(repr=False, converter=_frozen_float)
-    predicted_in: NDArray[np.float64] = attrs.field(repr=False, converter=_frozen_float)
-    resample_tuned: NDArray[np.float64] = attrs.field(repr=False, converter=_frozen_float)
-    resample_out_of_bag: NDArray[np.float64] = attrs.field(repr=False, converter=_frozen_float)
-    resample_all_rows: NDArray[np.float64] = attrs.field(repr=False, converter=_frozen_float)
-    draws: NDArray[np.float64] = attrs.field(repr=False, converter=_frozen_float)
+    resample_thresholds: NDArray[np.float64] = attrs.field(repr=False, converter=frozen_floats)
+    threshold_low: NDArray[np.float64] = attrs.field(repr=False, converter=frozen_floats)
+    threshold_median: NDArray[np.float64] = attrs.field(repr=False, converter=frozen_floats)
+    threshold_high: NDArray[np.float64] = attrs.field(repr=False, converter=frozen_floats)
+    predicted_share: NDArray[np.float64] = attrs.field(repr=False, converter=frozen_floats)
+    predicted_in: NDArray[np.float64] = attrs.field(repr=False, converter=frozen_floats)
+    resample_tuned: NDArray[np.float64] = attrs.field(repr=False, converter=frozen_floats)
+    resample_out_of_bag: NDArray[np.float64] = attrs.field(repr=False, converter=frozen_floats)
+    resample_all_rows: NDArray[np.float64] = attrs.field(repr=False, converter=frozen_floats)
+    draws: NDArray[np.float64] = attrs.field(repr=False, converter=frozen_floats)
 
     def interval(self, level: float) -> tuple[float, float]:
         """``(low, high)`` at another nominal coverage, from the same draws (no refit)."""

@@ -28,13 +28,9 @@ import numpy as np
 from numpy.typing import NDArray
 
 from fmacro.validation import measures
-from fmacro.validation.counts import ClassCounts, frozen_array
+from fmacro.validation.counts import ClassCounts, frozen_array, frozen_floats
 
 __all__ = ["ClassAverages"]
-
-
-def _frozen_float(values: Any) -> NDArray[np.float64]:
-    return frozen_array(values, np.float64)
 
 
 class ClassAverages:
@@ -47,25 +43,25 @@ class ClassAverages:
     @cached_property
     def per_class_precision(self) -> NDArray[np.float64]:
         c = self.class_counts
-        return _frozen_float(measures.precision(c.tp, c.fp, self.zero_division))
+        return frozen_floats(measures.precision(c.tp, c.fp, self.zero_division))
 
     @cached_property
     def per_class_recall(self) -> NDArray[np.float64]:
         c = self.class_counts
-        return _frozen_float(measures.recall(c.tp, c.fn, self.zero_division))
+        return frozen_floats(measures.recall(c.tp, c.fn, self.zero_division))
 
     @cached_property
     def per_class_f(self) -> NDArray[np.float64]:
         """F_beta of each class from its counts: (1+b²)TP / ((1+b²)TP + b²FN + FP)."""
         c = self.class_counts
-        return _frozen_float(
+        return frozen_floats(
             measures.f_beta_from_counts(c.tp, c.fp, c.fn, self.beta, self.zero_division)
         )
 
     @cached_property
     def per_class_specificity(self) -> NDArray[np.float64]:
         c = self.class_counts
-        return _frozen_float(measures.specificity(c.tn, c.fp, self.zero_division))
+        return frozen_floats(measures.specificity(c.tn, c.fp, self.zero_division))
 
     @property
     def support(self) -> NDArray[np.int64]:

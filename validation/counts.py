@@ -57,6 +57,7 @@ __all__ = [
     "exact_total",
     "frozen_array",
     "frozen_counts",
+    "frozen_floats",
     "sum_start",
 ]
 
@@ -66,6 +67,12 @@ def frozen_array(values: ArrayLike, dtype: Any = None) -> NDArray[Any]:
     arr = np.array(values, dtype=dtype, copy=True)
     arr.flags.writeable = False
     return arr
+
+
+def frozen_floats(values: ArrayLike) -> NDArray[np.float64]:
+    """:func:`frozen_array` as float64: the converter of frozen values' float array fields
+    (attrs' typing wants a named function, not a partial or a lambda)."""
+    return frozen_array(values, np.float64)
 
 
 Count = int | float

@@ -42,7 +42,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from fmacro.optimize.search.points import ClassPoints
-from fmacro.validation.counts import frozen_array
+from fmacro.validation.counts import frozen_floats
 from fmacro.validation.dispatch import kernel
 
 __all__ = [
@@ -54,12 +54,6 @@ __all__ = [
     "smooth_points",
     "smoothed_at",
 ]
-
-
-def frozen_floats(values: Any) -> NDArray[np.float64]:
-    """:func:`~fmacro.validation.counts.frozen_array` as float64: the converter of the
-    float fields of tuning's frozen values (attrs' typing wants a named function)."""
-    return frozen_array(values, np.float64)
 
 
 def _number(value: object, name: str, expected: str) -> float:
