@@ -12,6 +12,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from fmacro.optimize._frames import names_from_frames
 from fmacro.optimize.baselines._sweep import cuts_for_thresholds
+from fmacro.optimize.search.constraints import constrained, noted
 from fmacro.optimize.search.coordinate import ascend_checked, own_cuts_checked
 from fmacro.optimize.search.linearization import evaluate_checked
 from fmacro.optimize.search.points import ClassPoints, as_points
@@ -33,6 +34,8 @@ def cyclic(
     start: ThresholdResult | ArrayLike | None = None,
     start_thresholds: ArrayLike | None = None,
     sample_weight: Any = None,
+    min_precision: Any = None,
+    max_predicted_rate: Any = None,
 ) -> ThresholdResult:
     """Cyclic coordinate ascent on F-macro; returns a coordinate-wise maximum.
 
@@ -50,6 +53,9 @@ def cyclic(
     start_thresholds
         Alternatively, starting score thresholds, one per ORIGINAL column
         (converted with :func:`cuts_for_thresholds`). Not together with ``start``.
+    min_precision, max_predicted_rate
+        Per-class constraints on the cuts, as for :func:`fmacro.optimize.fixed_point`:
+        the ascent moves only between feasible cuts, and a given start must be feasible.
     Other parameters
         As in :func:`per_class` (``sample_weight`` included: the ascent runs on the
         weighted points).
@@ -75,15 +81,35 @@ def cyclic(
     )
     if start is not None and start_thresholds is not None:
         raise ValueError("pass start= or start_thresholds=, not both")
+    feasible, rules = constrained(pts, min_precision, max_predicted_rate)
+    if default_start:
+        return noted(cyclic_checked(feasible, b), rules)
     if start_thresholds is not None:
         start_cuts = cuts_for_thresholds(pts, start_thresholds)
-    elif start is None:
-        start_cuts = own_cuts_checked(pts, b)
     elif isinstance(start, ThresholdResult):
         start_cuts = pts.local_cuts(start.cuts)
-    else:
+    elif start is not None:
         start_cuts = pts.local_cuts(start)
-    return _ascent_from(pts, start_cuts, b)
+    if feasible is not pts:
+        start_cuts = _feasible_start(feasible, pts.full_cuts(start_cuts))
+    return noted(_ascent_from(feasible, start_cuts, b), rules)
+
+
+def _feasible_start(feasible: ClassPoints, numbers: NDArray[np.int64]) -> NDArray[np.int64]:
+    """Local cuts of the start's cut ``numbers`` among the ``feasible`` points; a start
+    cut that breaks a constraint is refused by name."""
+    try:
+        return feasible.local_cuts(numbers)
+    except ValueError:
+        kept = np.asarray(feasible.full_cut)  # feasible points always number their cuts
+        ok = np.zeros(numbers.size, dtype=bool)
+        for k in range(numbers.size):
+            ok[k] = int(numbers[k]) in kept[feasible.class_slice(k)]
+        j = int(np.flatnonzero(~ok)[0])
+        raise ValueError(
+            f"the start's cut {int(numbers[j])} of column {int(feasible.class_index[j])} "
+            "breaks min_precision / max_predicted_rate: start from feasible cuts"
+        ) from None
 
 
 def cyclic_checked(points: ClassPoints, b: float) -> ThresholdResult:

@@ -22,6 +22,7 @@ from fmacro.optimize.search._blocks import (
     map_blocks,
     sorted_positives,
 )
+from fmacro.optimize.search.constraints import constrained, noted
 from fmacro.optimize.search.coordinate import own_cuts_checked
 from fmacro.optimize.search.points import ClassPoints, search_points
 from fmacro.optimize.search.result import ThresholdResult, TuningCounts
@@ -93,6 +94,8 @@ def per_class(
     empty_classes: str = "exclude",
     points: ClassPoints | None = None,
     sample_weight: Any = None,
+    min_precision: Any = None,
+    max_predicted_rate: Any = None,
 ) -> ThresholdResult:
     """Each class at its own F_beta-optimal cut (the T_b vector, SCut).
 
@@ -119,6 +122,14 @@ def per_class(
         ``class_points(scores, labels, sample_weight=...)`` (weighted tp, fp and class
         sizes; an integer weight w is the row repeated w times). Not with ``points=``.
 
+    min_precision, max_predicted_rate
+        Per-class constraints on the cuts: None (default), a number in [0, 1], or one
+        per class column. Only cuts whose raw precision on these rows is at least
+        ``min_precision`` and which predict at most a share ``max_predicted_rate`` of the
+        rows are searched (the empty cut, never predicting, always is); the result's
+        bound and certificate then hold over those cuts
+        (:mod:`fmacro.optimize.search.constraints`), and ``diagnostics["constraints"]``
+        records them.
     Returns
     -------
     ThresholdResult
@@ -127,8 +138,8 @@ def per_class(
 
     Notes
     -----
-    Dense scores (labels dense or sparse) take a fused path without materializing the
-    points (same result as with ``points=``): column blocks of at most ~16 MB are
+    Dense scores (labels dense or sparse) without constraints take a fused path without
+    materializing the points (same result as with ``points=``): column blocks of at most ~16 MB are
     transposed, each class's scores sorted contiguously in their own dtype, and one numba
     sweep per block picks the cuts; memory is O(block), the loop is per block of classes,
     not per class. Otherwise (sparse scores, ``points=``, ``sample_weight``) one numba
@@ -136,13 +147,15 @@ def per_class(
     points are built by one numpy sort per class.
     """
     b = check_beta(beta)
-    if points is None and sample_weight is None and not is_sparse(scores):
+    unconstrained = min_precision is None and max_predicted_rate is None
+    if points is None and sample_weight is None and unconstrained and not is_sparse(scores):
         zd = 0.0 if zero_division is None else zero_division
         return _per_class_dense(scores, labels, b, zd, empty_classes)
     # A class's best cut never has the tp of the cut before it (same recall, lower
     # precision), so the points built here drop such cuts (see class_points).
     pts = search_points(scores, labels, points, zero_division, empty_classes, sample_weight)
-    return per_class_checked(pts, b)
+    pts, rules = constrained(pts, min_precision, max_predicted_rate)
+    return noted(per_class_checked(pts, b), rules)
 
 
 def per_class_checked(pts: ClassPoints, b: float) -> ThresholdResult:

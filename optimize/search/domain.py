@@ -27,6 +27,7 @@ from numpy.typing import NDArray
 
 from fmacro.optimize._frames import names_from_frames
 from fmacro.optimize.search._fbeta import segment_max
+from fmacro.optimize.search.constraints import constrained, noted
 from fmacro.optimize.search.hull import Sweep, class_hulls, edge_sweep
 from fmacro.optimize.search.points import ClassPoints, search_points
 from fmacro.optimize.search.result import ThresholdResult
@@ -47,6 +48,8 @@ def domain(
     points: ClassPoints | None = None,
     n_angles: int | None = 64,
     sample_weight: Any = None,
+    min_precision: Any = None,
+    max_predicted_rate: Any = None,
 ) -> ThresholdResult:
     """Domain analysis with ``n_angles`` support directions (or the exact hull).
 
@@ -54,6 +57,9 @@ def domain(
     ----------
     scores, labels, beta, zero_division, empty_classes, points, sample_weight
         As for :func:`fmacro.optimize.fixed_point`.
+    min_precision, max_predicted_rate
+        Per-class constraints on the cuts, as for :func:`fmacro.optimize.fixed_point`:
+        the support function and bound are those of the feasible cuts.
     n_angles
         Number of directions, evenly spaced in [0, pi/2] (both ends included),
         at least 3; ``None`` for the exact hull of D.
@@ -96,7 +102,8 @@ def domain(
         if n_angles < 3:
             raise ValueError(f"n_angles must be >= 3 (or None for the exact hull), got {n_angles}")
     pts = search_points(scores, labels, points, zero_division, empty_classes, sample_weight)
-    return domain_checked(pts, b, n_angles)
+    pts, rules = constrained(pts, min_precision, max_predicted_rate)
+    return noted(domain_checked(pts, b, n_angles), rules)
 
 
 def domain_checked(points: ClassPoints, b: float, n_angles: int | None = None) -> ThresholdResult:

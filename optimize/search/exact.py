@@ -77,6 +77,7 @@ from fmacro.optimize.search._exact_kernels import (
     support_all,
 )
 from fmacro.optimize.search.brute_force import exact_f_of_cuts
+from fmacro.optimize.search.constraints import constrained, noted
 from fmacro.optimize.search.hull import ClassHulls, Sweep, class_hulls, edge_sweep
 from fmacro.optimize.search.linearization import evaluate_checked, linearize_checked
 from fmacro.optimize.search.points import ClassPoints, search_points
@@ -663,6 +664,8 @@ def exact(
     points: ClassPoints | None = None,
     time_limit: float | None = None,
     sample_weight: Any = None,
+    min_precision: Any = None,
+    max_predicted_rate: Any = None,
 ) -> ThresholdResult:
     """The exact F-macro optimum over all per-class cuts, with a proof.
 
@@ -687,6 +690,14 @@ def exact(
         :func:`fmacro.optimize.fixed_point` (the search runs on
         ``class_points(scores, labels, sample_weight=...)``).
 
+    min_precision, max_predicted_rate
+        Per-class constraints on the cuts: None (default), a number in [0, 1], or one
+        per class column. Only cuts whose raw precision on these rows is at least
+        ``min_precision`` and which predict at most a share ``max_predicted_rate`` of the
+        rows are searched (the empty cut, never predicting, always is); the result's
+        bound and certificate then hold over those cuts
+        (:mod:`fmacro.optimize.search.constraints`), and ``diagnostics["constraints"]``
+        records them.
     Returns
     -------
     ThresholdResult
@@ -729,7 +740,8 @@ def exact(
     b = check_beta(beta)
     limit = check_time_limit(time_limit)
     pts = search_points(scores, labels, points, zero_division, empty_classes, sample_weight)
-    return exact_checked(pts, b, limit, start)
+    pts, rules = constrained(pts, min_precision, max_predicted_rate)
+    return noted(exact_checked(pts, b, limit, start), rules)
 
 
 def exact_checked(

@@ -39,6 +39,7 @@ from numpy.typing import ArrayLike, NDArray
 from fmacro.optimize._frames import names_from_frames
 from fmacro.optimize.inputs import check_time_limit
 from fmacro.optimize.search._fbeta import argv
+from fmacro.optimize.search.constraints import constrained, noted
 from fmacro.optimize.search.exact import exact_from_sweep_checked
 from fmacro.optimize.search.hull import Sweep, class_hulls, edge_sweep
 from fmacro.optimize.search.linearization import linearize_checked
@@ -62,6 +63,8 @@ def fixed_point(
     exact: bool = True,
     time_limit: float | None = None,
     sample_weight: Any = None,
+    min_precision: Any = None,
+    max_predicted_rate: Any = None,
 ) -> ThresholdResult:
     """Certified F-macro thresholds by the linearization (fixed-point) method.
 
@@ -98,6 +101,14 @@ def fixed_point(
         integer weight w gives the result of the row repeated w times (0: the row is
         left out). Not with ``points=`` (build them with the weights instead).
 
+    min_precision, max_predicted_rate
+        Per-class constraints on the cuts: None (default), a number in [0, 1], or one
+        per class column. Only cuts whose raw precision on these rows is at least
+        ``min_precision`` and which predict at most a share ``max_predicted_rate`` of the
+        rows are searched (the empty cut, never predicting, always is); the result's
+        bound and certificate then hold over those cuts
+        (:mod:`fmacro.optimize.search.constraints`), and ``diagnostics["constraints"]``
+        records them.
     Returns
     -------
     ThresholdResult
@@ -148,7 +159,9 @@ def fixed_point(
         raise TypeError(f"exact must be a bool, got {exact!r}")
     limit = check_time_limit(time_limit)  # checked even when no search will run
     pts = search_points(scores, labels, points, zero_division, empty_classes, sample_weight)
-    return fixed_point_checked(pts, b, exact=bool(exact), polish=polish, limit=limit)
+    pts, rules = constrained(pts, min_precision, max_predicted_rate)
+    found = fixed_point_checked(pts, b, exact=bool(exact), polish=polish, limit=limit)
+    return noted(found, rules)
 
 
 def fixed_point_checked(

@@ -22,6 +22,7 @@ from fmacro.optimize.evaluation import predicted_counts, row_threshold_counts
 from fmacro.optimize.inputs import as_binary_labels, label_rows, matching_shapes, scores_checked
 from fmacro.optimize.search._blocks import check_dense_scores, run_beside
 from fmacro.optimize.search._fbeta import argv
+from fmacro.optimize.search.constraints import CutConstraints
 from fmacro.optimize.search.linearization import linearized_cuts
 from fmacro.optimize.tuning.columns import WalkedColumns
 from fmacro.optimize.tuning.hulls import WalkedHulls
@@ -146,17 +147,32 @@ class _Fit:
     method: str
     empty_rule: str  # tune's ``unseen=``
     calibrated: bool
+    constraints: CutConstraints | None
 
     @classmethod
     def of(cls, grid: tuple[float, ...], s: TuneSettings) -> _Fit:
         return cls(
-            grid, s.zero_division, s.base_rates, s.beta, s.method, s.empty_rule, s.calibrated
+            grid,
+            s.zero_division,
+            s.base_rates,
+            s.beta,
+            s.method,
+            s.empty_rule,
+            s.calibrated,
+            s.constraints,
         )
 
     def settings(self, n_eval: float) -> TuneSettings:
         """The settings of an inner fit for batches of ``n_eval`` (no exact step)."""
         full = TuneSettings(
-            self.b, self.zd, n_eval, self.method, self.empty_rule, self.pi, self.calibrated
+            self.b,
+            self.zd,
+            n_eval,
+            self.method,
+            self.empty_rule,
+            self.pi,
+            self.calibrated,
+            constraints=self.constraints,
         )
         return full.for_inner_fits(n_eval)
 

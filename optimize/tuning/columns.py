@@ -28,6 +28,7 @@ import attrs
 import numpy as np
 from numpy.typing import NDArray
 
+from fmacro.optimize.search.constraints import CutConstraints, feasible_cuts
 from fmacro.optimize.search.points import class_points_checked
 from fmacro.optimize.tuning.empty import best_cuts_of_values, empty_thresholds
 from fmacro.optimize.tuning.etu import model_centres
@@ -180,6 +181,13 @@ class CopiedColumns:
         w = self.weights
         pts = class_points_checked(scores, empty, 0.0, empty_classes="include", sample_weight=w)
         model = model_centres(pts, scores, w) if self.calibrated else None
+        # infeasible cuts get NaN values, which the rule never chooses (the empty cut,
+        # always feasible, is chosen when nothing else is: +inf)
+        feasible = (
+            None
+            if settings.constraints is None
+            else feasible_cuts(pts, _columns_constraints(settings.constraints, columns))
+        )
         out = np.empty((len(priors), columns.size))
         for g, (a, phi) in enumerate(zip(priors, phis, strict=True)):
             sm = SmoothedPoints(
@@ -198,10 +206,14 @@ class CopiedColumns:
             )
             if model is not None:
                 sm = attrs.evolve(sm, centre_p=model[0], centre_r=model[1])
+            p = np.asarray(sm.precision, dtype=np.float64)
+            r = np.asarray(sm.recall, dtype=np.float64)
+            if feasible is not None:
+                p, r = np.where(feasible, p, np.nan), np.where(feasible, r, np.nan)
             out[g] = best_cuts_of_values(
                 np.asarray(sm.indptr),
-                np.asarray(sm.precision, dtype=np.float64),
-                np.asarray(sm.recall, dtype=np.float64),
+                p,
+                r,
                 np.asarray(sm.threshold, dtype=np.float64),
                 math.cos(phi),
                 math.sin(phi),
@@ -223,3 +235,10 @@ class CopiedColumns:
                 hit_rows = np.flatnonzero(np.asarray(sub[:, k]) >= thr)
             out[k] = hit_rows.size if weights is None else weights[hit_rows].sum()
         return out
+
+
+def _columns_constraints(constraints: CutConstraints, columns: NDArray[np.int64]) -> CutConstraints:
+    """``constraints`` of ``columns`` only (the copy's columns are numbered from 0)."""
+    return CutConstraints(
+        constraints.min_precision[columns], constraints.max_predicted_rate[columns]
+    )

@@ -132,7 +132,8 @@ def fill_empty_thresholds(
     ]
     cols = problem.empty
     pi = np.zeros(cols.size) if s.base_rates is None else s.base_rates[cols]
-    if _predicts_everything(s.zero_division, pi, s.calibrated):
+    bound = s.constraints is not None and s.constraints.binds(cols)
+    if not bound and _predicts_everything(s.zero_division, pi, s.calibrated):
         for g in todo:
             if phis[g] > 0.0:
                 out[g, cols] = -np.inf

@@ -15,6 +15,7 @@ import attrs
 import numpy as np
 from numpy.typing import NDArray
 
+from fmacro.optimize.search.constraints import CutConstraints
 from fmacro.validation.counts import frozen_array
 from fmacro.validation.values import read_only_copies
 
@@ -49,6 +50,8 @@ class TuneSettings:
     calibrated: bool = False
     # False: method "fixed_point" stops at the linearization (the inner fits of "cv")
     exact: bool = True
+    # per-class constraints on the cuts (min_precision, max_predicted_rate), or None
+    constraints: CutConstraints | None = None
 
     def for_inner_fits(self, n_eval: float) -> TuneSettings:
         """The settings of ``prior="cv"``'s inner fits: batches of ``n_eval``, no exact step."""

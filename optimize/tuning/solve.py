@@ -17,6 +17,7 @@ from numpy.typing import NDArray
 from fmacro.optimize.baselines.cyclic import cyclic_checked
 from fmacro.optimize.baselines.per_class import per_class_checked
 from fmacro.optimize.search._fbeta import argv
+from fmacro.optimize.search.constraints import feasible_cuts, feasible_points
 from fmacro.optimize.search.domain import domain_checked
 from fmacro.optimize.search.exact import exact_checked
 from fmacro.optimize.search.fixed_point import fixed_point_checked
@@ -25,7 +26,7 @@ from fmacro.optimize.search.points import ClassPoints
 from fmacro.optimize.search.result import ThresholdResult, TuningCounts
 from fmacro.optimize.tuning.problem import Problem, empty_predicted, fill_empty_thresholds
 from fmacro.optimize.tuning.screen import screened_points
-from fmacro.optimize.tuning.smoothing import SmoothedPoints, smoothed_at
+from fmacro.optimize.tuning.smoothing import SmoothedPoints, sharing, smoothed_at
 from fmacro.validation.measures import macro_from_counts
 
 __all__ = ["fit_thresholds", "search", "smoothed_search", "solve"]
@@ -67,17 +68,35 @@ def smoothed_search(
             raise AssertionError("an exact step on hull points needs a walk of their columns")
         screened = screened_points(raw, inner, b, problem.second, problem.columns.screened_cuts)
         return screened, screened, search(screened, "fixed_point", b, True), "screened"
-    sm = _smoothed(problem, a)
+    raw, sm = _smoothed(problem, a)
     return raw, sm, search(sm, s.method, b, s.exact), "every cut"
 
 
-def _smoothed(problem: Problem, a: float) -> SmoothedPoints:
-    """Every cut of ``problem`` smoothed at pseudo-count ``a`` (both checked by ``tune``;
-    a weighted default ``n_eval`` may be below 1)."""
+def _smoothed(problem: Problem, a: float) -> tuple[ClassPoints, SmoothedPoints]:
+    """The raw and smoothed points of every feasible cut of ``problem`` at pseudo-count
+    ``a`` (both checked by ``tune``; a weighted default ``n_eval`` may be below 1).
+
+    A cut's smoothed values depend on its own counts and its class's only, so smoothing
+    every cut and keeping the feasible ones gives the smoothed feasible points.
+    """
     s = problem.settings
-    return smoothed_at(
-        problem.points, a, s.n_eval, base_rates=s.base_rates, centres=problem.centres
+    sm = smoothed_at(problem.points, a, s.n_eval, base_rates=s.base_rates, centres=problem.centres)
+    if s.constraints is None:
+        return problem.points, sm
+    raw = feasible_points(problem.points, s.constraints)
+    if raw is problem.points:
+        return raw, sm
+    keep = feasible_cuts(problem.points, s.constraints)
+    model = sm.centre_p.size > 0
+    kept = sharing(
+        raw,
+        pseudo_count=sm.pseudo_count,
+        base_rate=sm.base_rate,
+        n_eval=sm.n_eval,
+        centre_p=sm.centre_p[keep] if model else sm.centre_p,
+        centre_r=sm.centre_r[keep] if model else sm.centre_r,
     )
+    return raw, kept
 
 
 def _plain_values(
@@ -134,6 +153,8 @@ def solve(problem: Problem, a: float, extra: dict[str, Any]) -> ThresholdResult:
         "search_diagnostics": dict(inner.diagnostics),
         **extra,
     }
+    if s.constraints is not None:
+        diag["constraints"] = s.constraints.to_dict()
     return ThresholdResult(
         thresholds=thresholds,
         cuts=inner.cuts,
@@ -160,7 +181,7 @@ def fit_thresholds(problem: Problem, a: float) -> NDArray[np.float64]:
     s = problem.settings
     b = s.beta
     if s.method == "fixed_point" and not s.exact and problem.hull_prior is None:
-        sm = _smoothed(problem, a)
+        _, sm = _smoothed(problem, a)
         indptr = np.asarray(sm.indptr)
         cuts, big_p, big_r = linearized_cuts(
             indptr, np.asarray(sm.precision), np.asarray(sm.recall), b

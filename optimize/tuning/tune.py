@@ -50,6 +50,7 @@ from numpy.typing import ArrayLike
 from fmacro.optimize._frames import names_from_frames
 from fmacro.optimize.deployment import warns_predict_everything
 from fmacro.optimize.inputs import matching_shapes
+from fmacro.optimize.search.constraints import check_constraints
 from fmacro.optimize.search.points import ClassPoints, as_points
 from fmacro.optimize.search.result import ThresholdResult
 from fmacro.optimize.tuning._prior_cv import cv_scores_checked
@@ -92,6 +93,8 @@ def tune(
     points: ClassPoints | None = None,
     calibrated: bool = False,
     sample_weight: Any = None,
+    min_precision: Any = None,
+    max_predicted_rate: Any = None,
 ) -> ThresholdResult:
     """F-macro thresholds for new data: the optimum of the smoothed class points.
 
@@ -166,6 +169,19 @@ def tune(
         equality with repeated rows there): each half carries its rows' weights into its
         counts, its fit and its held-out score. Weighted calls take the every-cut path
         (``searched_cuts == "every cut"``, see Notes).
+    min_precision, max_predicted_rate
+        Per-class constraints on the cuts: None (default), a number in [0, 1], or one
+        per class column. A class may only take a cut whose raw (unsmoothed) precision
+        on the tuning rows is at least ``min_precision`` and which predicts at most a
+        share ``max_predicted_rate`` of them (weighted: shares of weight); never
+        predicting (``+inf``) always qualifies. The search then runs on the smoothed
+        values of the feasible cuts, so ``method="fixed_point"``'s certificate is the
+        optimum of the smoothed objective over the feasible thresholds
+        (:mod:`fmacro.optimize.search.constraints` says why). The empty classes' rule
+        (``unseen="prior"``) chooses among their feasible cuts too (a rate cap turns
+        their ``-inf`` into the deepest cut within the cap). ``diagnostics["constraints"]``
+        records them. With ``prior="cv"`` the inner fits meet them on their halves.
+        Constrained calls take the every-cut path.
 
     Returns
     -------
@@ -245,10 +261,18 @@ def tune(
             raise TypeError(f"random_state must be an int >= 0, got {random_state!r}")
         if random_state < 0:
             raise ValueError(f"random_state must be an int >= 0 (a seed), got {random_state}")
-    settings = TuneSettings(b, zd, n, method, unseen, pi, bool(calibrated))
+    rules = check_constraints(min_precision, max_predicted_rate, n_cols)
+    settings = TuneSettings(b, zd, n, method, unseen, pi, bool(calibrated), constraints=rules)
     # the fused hull walk: scores (dense or sparse), the default search, own or given
-    # base rates (prior="cv" walks its halves too); it counts rows, so no weights
-    fast = points is None and weights is None and method == "fixed_point" and not calibrated
+    # base rates (prior="cv" walks its halves too); it counts rows, so no weights; its
+    # hull vertices are those of every cut, so no constraints
+    fast = (
+        points is None
+        and weights is None
+        and method == "fixed_point"
+        and not calibrated
+        and rules is None
+    )
     # every path but the fast one builds its problem first: bad input is reported for the
     # whole input before the cross-validation splits it
     problem: Problem | None = None

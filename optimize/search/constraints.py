@@ -1,0 +1,235 @@
+"""Per-class constraints on the cuts: a minimum precision and a maximum predicted rate.
+
+``min_precision=`` and ``max_predicted_rate=`` (on :func:`~fmacro.optimize.tune`,
+:func:`~fmacro.optimize.fixed_point`, :func:`~fmacro.optimize.exact`,
+:func:`~fmacro.optimize.domain`, :func:`~fmacro.optimize.per_class`,
+:func:`~fmacro.optimize.cyclic`, the estimator and the CLI) say which thresholds a user
+can deploy: a class may only take a cut whose *raw* precision ``tp / (tp + fp)`` on the
+tuning rows is at least its ``min_precision``, and which predicts at most a share
+``max_predicted_rate`` of the tuning rows (``(tp + fp) / N``; with sample weights both
+are ratios of weights). Each is a scalar for every class or one value per class column,
+in [0, 1]. The empty cut (the class is never predicted, threshold ``+inf``) predicts
+nothing and so makes no wrong prediction: it meets every constraint.
+
+Why the certificates still hold
+-------------------------------
+A constraint is a property of one cut of one class; it does not depend on the other
+classes' cuts. The feasible thresholds are therefore the product, over the classes, of
+each class's feasible cuts: the same kind of problem as before, on fewer points per
+class. Every method takes a problem of that kind as its input (its points are any
+subsets of cuts in ranking order): the linearization works on the convex hull of each
+class's given points, the exact step branches over the given points, and the upper bound
+of :func:`~fmacro.optimize.fixed_point` (and of ``exact`` and ``domain``) bounds the
+best F-macro over the given points. Filtering the points first (:func:`feasible_points`)
+thus makes ``upper_bound`` a bound over the *feasible* thresholds and ``gap == 0`` a
+proof of the constrained optimum. Dropping dominated cuts (same tp as the cut before,
+more objects) commutes with the filter: the cut before a feasible dominated cut has the
+same tp in fewer objects, so a precision no lower and a rate no higher, and is feasible
+too (or is the empty cut, always feasible). Tested against brute force over the
+feasible cuts on small instances (tests/test_constraints.py).
+
+Under ``zero_division=nan`` the empty cut is unusable, so a class with tuning positives
+whose only feasible cut is the empty one makes the problem infeasible: refused with a
+``ValueError`` naming the columns.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import attrs
+import numpy as np
+from numpy.typing import NDArray
+
+from fmacro.optimize.offsets import group_of_entries, indptr_from_counts
+from fmacro.optimize.search.points import ClassPoints
+from fmacro.optimize.search.result import ThresholdResult
+from fmacro.validation.counts import frozen_array
+from fmacro.validation.values import read_only_copies
+
+__all__ = [
+    "CutConstraints",
+    "check_constraints",
+    "constrained",
+    "feasible_cuts",
+    "feasible_points",
+    "keep_cuts",
+    "noted",
+]
+
+
+def _frozen(values: Any) -> NDArray[np.float64]:
+    return frozen_array(values, np.float64)
+
+
+@read_only_copies
+@attrs.frozen(eq=False)
+class CutConstraints:
+    """Checked per-column constraints (built by :func:`check_constraints`).
+
+    Attributes
+    ----------
+    min_precision : ndarray of float64, shape (n_columns,)
+        Lowest raw tuning precision a non-empty cut of each column may have (0: none).
+    max_predicted_rate : ndarray of float64, shape (n_columns,)
+        Highest share of the tuning rows a cut of each column may predict (1: none).
+    """
+
+    min_precision: NDArray[np.float64] = attrs.field(converter=_frozen)
+    max_predicted_rate: NDArray[np.float64] = attrs.field(converter=_frozen)
+
+    def binds(self, columns: NDArray[np.int64]) -> bool:
+        """Whether a constraint can remove a cut of some of ``columns``."""
+        return bool(
+            (self.min_precision[columns] > 0.0).any()
+            or (self.max_predicted_rate[columns] < 1.0).any()
+        )
+
+    def to_dict(self) -> dict[str, list[float]]:
+        """Plain lists, for a result's diagnostics and JSON."""
+        return {
+            "min_precision": self.min_precision.tolist(),
+            "max_predicted_rate": self.max_predicted_rate.tolist(),
+        }
+
+
+def _per_column(value: Any, n_columns: int, name: str, default: float) -> NDArray[np.float64]:
+    """``value`` (None, a number, or one number per column) as a float64 array of shape
+    ``(n_columns,)`` with values in [0, 1]."""
+    if value is None:
+        return np.full(n_columns, default)
+    if isinstance(value, (bool, np.bool_, str, bytes)):
+        raise TypeError(f"{name} must be a number in [0, 1] or one per class column, got {value!r}")
+    try:
+        arr = np.array(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise TypeError(
+            f"{name} must be a number in [0, 1] or one per class column, got {type(value).__name__}"
+        ) from None
+    if np.asarray(value).dtype.kind == "b":
+        raise TypeError(f"{name} must hold numbers, not booleans")
+    if arr.ndim == 0:
+        arr = np.full(n_columns, float(arr))
+    elif arr.shape != (n_columns,):
+        raise ValueError(
+            f"{name} must be a number or one value per class column, shape ({n_columns},), "
+            f"got shape {arr.shape}"
+        )
+    bad = ~((arr >= 0.0) & (arr <= 1.0))  # NaN is bad too
+    if bad.any():
+        j = int(np.flatnonzero(bad)[0])
+        raise ValueError(f"{name} must lie in [0, 1], got {arr[j]!r} for column {j}")
+    return arr
+
+
+def check_constraints(
+    min_precision: Any, max_predicted_rate: Any, n_columns: int
+) -> CutConstraints | None:
+    """The checked constraints of a public entry, or None when neither is given.
+
+    Each of ``min_precision`` and ``max_predicted_rate`` is None, a number in [0, 1], or
+    one such number per class column (a sequence or array of length ``n_columns``).
+
+    Raises
+    ------
+    TypeError
+        A value that is not a number (a bool, a string, ...).
+    ValueError
+        A value outside [0, 1] (or NaN), or a sequence of the wrong length.
+    """
+    if min_precision is None and max_predicted_rate is None:
+        return None
+    return CutConstraints(
+        _per_column(min_precision, n_columns, "min_precision", 0.0),
+        _per_column(max_predicted_rate, n_columns, "max_predicted_rate", 1.0),
+    )
+
+
+def feasible_cuts(points: ClassPoints, constraints: CutConstraints) -> NDArray[np.bool_]:
+    """Which cuts of ``points`` meet the constraints of their class (one bool per cut).
+
+    A cut of j > 0 objects (or weight) with tp positives is feasible when
+    ``tp / j >= min_precision`` and ``j / N <= max_predicted_rate`` of its column (both
+    computed as float64 ratios, the precision exactly as :attr:`ClassPoints.precision`
+    computes it); a cut of nothing is always feasible.
+    """
+    owner = group_of_entries(points.n_cuts)
+    cols = np.asarray(points.class_index)[owner]
+    tp = np.asarray(points.tp, dtype=np.float64)
+    j = tp + np.asarray(points.fp, dtype=np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        precise = tp / j >= constraints.min_precision[cols]
+        sparing = j / float(points.n_samples) <= constraints.max_predicted_rate[cols]
+    return np.asarray((j == 0.0) | (precise & sparing), dtype=np.bool_)
+
+
+def keep_cuts(points: ClassPoints, keep: NDArray[np.bool_]) -> ClassPoints:
+    """``points`` with only the cuts where ``keep`` is True (cut 0, the empty cut, must
+    be kept): raw :class:`ClassPoints` whose ``full_cut`` numbers the kept cuts among
+    every cut of their class's ranking, so results report the same cut numbers."""
+    counts = np.bincount(group_of_entries(points.n_cuts)[keep], minlength=points.n_classes)
+    number = (
+        np.arange(points.tp.shape[0], dtype=np.int64) - np.repeat(points.indptr[:-1], points.n_cuts)
+        if points.full_cut is None
+        else np.asarray(points.full_cut)
+    )
+    return ClassPoints(
+        indptr_from_counts(counts),
+        np.asarray(points.tp)[keep],
+        np.asarray(points.fp)[keep],
+        np.asarray(points.threshold)[keep],
+        points.support,
+        points.class_index,
+        points.n_samples,
+        points.n_columns,
+        points.zero_division,
+        full_cut=number[keep],
+    )
+
+
+def feasible_points(points: ClassPoints, constraints: CutConstraints | None) -> ClassPoints:
+    """The raw points of the feasible cuts (``points`` itself when nothing is removed).
+
+    Raises
+    ------
+    ValueError
+        Under ``zero_division=nan``, when a class's only feasible cut is the empty one.
+    """
+    if constraints is None:
+        return points
+    keep = feasible_cuts(points, constraints)
+    if keep.all():
+        return points
+    if math.isnan(points.zero_division):
+        usable = np.bincount(
+            group_of_entries(points.n_cuts)[keep & (points.tp + points.fp > 0)],
+            minlength=points.n_classes,
+        )
+        stuck = np.asarray(points.class_index)[usable == 0]
+        if stuck.size:
+            raise ValueError(
+                "under zero_division=nan every class must predict something, but no "
+                f"non-empty cut of column(s) {stuck[:10].tolist()} meets min_precision / "
+                "max_predicted_rate on the tuning rows; loosen them or use zero_division=0"
+            )
+    return keep_cuts(points, keep)
+
+
+def constrained(
+    points: ClassPoints, min_precision: Any, max_predicted_rate: Any
+) -> tuple[ClassPoints, CutConstraints | None]:
+    """A search method's points restricted to the feasible cuts, with the checked
+    constraints (the points as they are, and None, when no constraint is given)."""
+    checked = check_constraints(min_precision, max_predicted_rate, points.n_columns)
+    return feasible_points(points, checked), checked
+
+
+def noted(result: ThresholdResult, constraints: CutConstraints | None) -> ThresholdResult:
+    """``result`` with ``diagnostics["constraints"]`` (the per-column values) when a
+    constraint was given; else ``result`` itself."""
+    if constraints is None:
+        return result
+    return attrs.evolve(
+        result, diagnostics={**result.diagnostics, "constraints": constraints.to_dict()}
+    )
