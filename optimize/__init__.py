@@ -48,6 +48,7 @@ from fmacro.optimize.search import (
     localize,
     per_class_cuts,
 )
+from fmacro.optimize.search.constraints import rate_caps
 from fmacro.optimize.search.result import ThresholdResult, evaluate_cuts
 from fmacro.optimize.tuning import (
     ExpectedPoints,
@@ -100,6 +101,7 @@ __all__ = [
     "per_class_cuts",
     "predict_top_k",
     "proportional",
+    "rate_caps",
     "read_ranked_lists",
     "smooth_points",
     "top_k",

@@ -9,7 +9,7 @@ objective's value of one-vs-rest decisions (:func:`objective_value`). Internal:
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import attrs
@@ -80,8 +80,18 @@ def search_thresholds(
     prior: float | str,
     classes: NDArray[Any],
     multilabel: bool,
+    constraints: Mapping[str, Any] | None = None,
 ) -> ThresholdResult:
-    """The thresholds ``search`` finds for ``objective`` on out-of-fold ``scores``."""
+    """The thresholds ``search`` finds for ``objective`` on out-of-fold ``scores``, under
+    the per-class ``constraints`` (``min_precision`` / ``max_predicted_rate`` as the
+    searches take them; checked there) when given."""
+    limits = dict(constraints or {})
+    if limits and (objective == "micro_f" or method == "global_threshold"):
+        what = "objective='micro_f'" if objective == "micro_f" else "method='global_threshold'"
+        raise ValueError(
+            f"min_precision / max_predicted_rate constrain each class's own threshold; "
+            f"{what} shares one threshold across the classes"
+        )
 
     def run(
         searcher: Callable[..., ThresholdResult],
@@ -103,11 +113,11 @@ def search_thresholds(
         # every argmax of the margins
         extra = {"prior": prior, "unseen": "prior" if multilabel else "never"}
     if objective == "f_macro":
-        return run(search, scores, labels, weights, **extra)
+        return run(search, scores, labels, weights, **extra, **limits)
     if objective == "macro_f":
         if method == "tune":
-            return run(tune, scores, labels, weights, method="per_class", **extra)
-        return run(per_class, scores, labels, weights)
+            return run(tune, scores, labels, weights, method="per_class", **extra, **limits)
+        return run(per_class, scores, labels, weights, **limits)
     if objective == "f_beta":
         assert pos is not None
         if not labels[:, pos].any():
@@ -116,7 +126,8 @@ def search_thresholds(
                 "out-of-fold rows used for tuning"
             )
         # F-macro of one class is that class's F_beta: any method cuts its ranking
-        return run(search, scores[:, [pos]], labels[:, [pos]], weights, **extra)
+        own = {k: _own_value(v, pos, scores.shape[1], k) for k, v in limits.items()}
+        return run(search, scores[:, [pos]], labels[:, [pos]], weights, **extra, **own)
     # micro_f: one threshold for all labels, the best cut of the pooled ranking
     pooled_weights = None if weights is None else np.repeat(weights, scores.shape[1])
     pooled = run(search, scores.reshape(-1, 1), labels.reshape(-1, 1), pooled_weights, **extra)
@@ -159,3 +170,16 @@ def objective_value(
     if objective == "macro_f":
         return float(macro_mean(f_beta_from_counts(tp, fp, fn, beta, zd)))
     return float(macro_from_counts(tp, fp, tp + fn, beta, zd)[2])
+
+
+def _own_value(value: Any, pos: int, n_classes: int, name: str) -> Any:
+    """The positive class's entry of a per-class constraint (a number stays as it is)."""
+    arr = np.asarray(value)
+    if arr.ndim == 1:
+        if arr.shape[0] != n_classes:
+            raise ValueError(
+                f"{name} must be a number or one value per class, shape ({n_classes},), "
+                f"got shape {arr.shape}"
+            )
+        return arr[[pos]]
+    return value

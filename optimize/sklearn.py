@@ -226,6 +226,15 @@ class FMacroThresholdClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimat
     verbose : int
         0 (default) prints nothing; 1 prints one line per fold, the search and the
         refit to stderr (with timings) while ``fit`` runs.
+    min_precision, max_predicted_rate : float, array-like or None
+        Per-class constraints of the searches (:func:`optimize.fixed_point`): each
+        class's threshold keeps a raw out-of-fold precision of at least
+        ``min_precision`` and predicts at most a share ``max_predicted_rate`` of the
+        out-of-fold rows (a number for every class, or one per class in ``classes_``
+        order). For ``objective="f_beta"`` they apply to the positive class; refused with
+        ``objective="micro_f"`` and ``method="global_threshold"`` (one shared threshold).
+        For multiclass targets they hold for each class's one-vs-rest cut of the
+        out-of-fold scores, before the argmax of the margins.
 
     Attributes
     ----------
@@ -325,6 +334,8 @@ class FMacroThresholdClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimat
         objective: str = "auto",
         pos_label: Any = None,
         verbose: int = 0,
+        min_precision: Any = None,
+        max_predicted_rate: Any = None,
     ) -> None:
         self.estimator = estimator
         self.method = method
@@ -338,6 +349,8 @@ class FMacroThresholdClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimat
         self.objective = objective
         self.pos_label = pos_label
         self.verbose = verbose
+        self.min_precision = min_precision
+        self.max_predicted_rate = max_predicted_rate
 
     # ------------------------------------------------------------------ parameters
 
@@ -588,6 +601,14 @@ class FMacroThresholdClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimat
             prior=self.prior,
             classes=self.classes_,
             multilabel=self._multilabel,
+            constraints={
+                name: value
+                for name, value in (
+                    ("min_precision", self.min_precision),
+                    ("max_predicted_rate", self.max_predicted_rate),
+                )
+                if value is not None
+            },
         )
         self.objective_ = objective
         self.pos_label_ = None if pos is None else self.classes_[pos]

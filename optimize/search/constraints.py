@@ -42,11 +42,13 @@ import attrs
 import numpy as np
 from numpy.typing import NDArray
 
-from fmacro.optimize.offsets import group_of_entries, indptr_from_counts
+from fmacro.optimize.inputs import label_rows, matrix_shape
+from fmacro.optimize.offsets import group_of_entries, indptr_from_counts, row_of_entries
 from fmacro.optimize.search.points import ClassPoints
 from fmacro.optimize.search.result import ThresholdResult
 from fmacro.validation.counts import frozen_array
 from fmacro.validation.values import read_only_copies
+from fmacro.validation.weights import check_sample_weight
 
 __all__ = [
     "CutConstraints",
@@ -56,6 +58,7 @@ __all__ = [
     "feasible_points",
     "keep_cuts",
     "noted",
+    "rate_caps",
 ]
 
 
@@ -233,3 +236,52 @@ def noted(result: ThresholdResult, constraints: CutConstraints | None) -> Thresh
     return attrs.evolve(
         result, diagnostics={**result.diagnostics, "constraints": constraints.to_dict()}
     )
+
+
+def capped_rates(rates: NDArray[np.float64], factor: float) -> NDArray[np.float64]:
+    """``factor`` times each rate, at most 1: a ``max_predicted_rate`` per column."""
+    return np.minimum(1.0, factor * np.asarray(rates, dtype=np.float64))
+
+
+def rate_caps(
+    labels: Any, factor: float = 2.0, *, sample_weight: Any = None
+) -> NDArray[np.float64]:
+    """``max_predicted_rate`` of each column: ``factor`` times its rate in ``labels``, at most 1.
+
+    Capping every class at ``factor`` times its base rate caps the mean number of labels
+    per tuning object at ``factor`` times the true mean (the sum of the rates), whatever
+    the scores; a class without positives is never predicted. Pass the result as
+    ``max_predicted_rate=`` (docs/f-macro.md, "Thresholds people can deploy", measures
+    the trade-off it buys).
+
+    Parameters
+    ----------
+    labels
+        The tuning labels: a 0/1 matrix ``(N, n)``, dense, DataFrame or scipy sparse.
+    factor
+        A number > 0.
+    sample_weight
+        One non-negative weight per row: the rates are shares of weight.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> labels = np.array([[1, 0, 0], [1, 1, 0], [0, 0, 0], [1, 0, 0]])
+    >>> rate_caps(labels, 2.0).tolist()
+    [1.0, 0.5, 0.0]
+    """
+    if isinstance(factor, (bool, np.bool_)) or not isinstance(factor, (int, float, np.number)):
+        raise TypeError(f"factor must be a number > 0, got {factor!r}")
+    if not (math.isfinite(float(factor)) and factor > 0):
+        raise ValueError(f"factor must be a finite number > 0, got {factor!r}")
+    n_obj, n_cols = matrix_shape(labels, "labels")
+    if n_obj == 0:
+        raise ValueError("labels must have at least one row")
+    weights = check_sample_weight(sample_weight, n_obj)
+    rows = label_rows(labels)  # checked 0/1, dense or sparse
+    w = np.ones(n_obj) if weights is None else weights
+    hits = np.bincount(rows.indices, weights=w[row_of_entries(rows.indptr)], minlength=n_cols)
+    total = float(n_obj) if weights is None else float(weights.sum())
+    if total <= 0:
+        raise ValueError("sample_weight must not all be 0")
+    return capped_rates(hits / total, float(factor))

@@ -22,7 +22,7 @@ import argparse
 import math
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from importlib import resources
 from typing import Any
 
@@ -64,6 +64,16 @@ METHODS = (
 )
 # Methods that need object-level scores (not available from the text format).
 _NEED_SCORES = frozenset({"global_threshold", "top_k"})
+#: The methods that take per-class constraints (min_precision, max_predicted_rate).
+CONSTRAINED = frozenset({"tune", "fixed_point", "exact", "domain", "per_class", "cyclic"})
+
+
+def skipped_method(name: str, problem: Any, limits: Mapping[str, Any] | None) -> bool:
+    """Whether ``name`` cannot run: it needs scores the problem lacks, or cannot meet the
+    given constraints."""
+    return (name in _NEED_SCORES and problem.scores is None) or (
+        bool(limits) and name not in CONSTRAINED
+    )
 
 
 @attrs.frozen
@@ -142,30 +152,32 @@ def _method_call(
     n_angles: int | None,
     time_limit: float | None = None,
     prior: Any = 3.0,
+    limits: Mapping[str, Any] | None = None,
 ) -> Any:
     from fmacro import optimize
 
+    own = dict(limits or {})  # only for CONSTRAINED methods (run_methods skips the others)
     if name in ("exact", "fixed_point"):  # fixed_point closes its gap with exact's search
         fn = getattr(optimize, name)
-        return lambda: fn(points=problem.points, beta=beta, time_limit=time_limit)
+        return lambda: fn(points=problem.points, beta=beta, time_limit=time_limit, **own)
     if name == "tune":
         zd = problem.points.zero_division
         if problem.scores is None:
             return lambda: optimize.tune(
-                points=problem.points, beta=beta, zero_division=zd, prior=prior
+                points=problem.points, beta=beta, zero_division=zd, prior=prior, **own
             )
         return lambda: optimize.tune(
-            problem.scores, problem.labels, beta=beta, zero_division=zd, prior=prior
+            problem.scores, problem.labels, beta=beta, zero_division=zd, prior=prior, **own
         )
     if name == "domain":
-        return lambda: optimize.domain(points=problem.points, beta=beta, n_angles=n_angles)
+        return lambda: optimize.domain(points=problem.points, beta=beta, n_angles=n_angles, **own)
     if name in _NEED_SCORES:
         fn = getattr(optimize, name)
         return lambda: fn(
             problem.scores, problem.labels, beta=beta, zero_division=problem.points.zero_division
         )
     fn = getattr(optimize, name)
-    return lambda: fn(points=problem.points, beta=beta)
+    return lambda: fn(points=problem.points, beta=beta, **own)
 
 
 def run_methods(
@@ -177,19 +189,22 @@ def run_methods(
     progress: Callable[[str], None] | None = None,
     time_limit: float | None = None,
     prior: Any = 3.0,
+    limits: Mapping[str, Any] | None = None,
 ) -> list[tuple[ThresholdResult, float]]:
     """Run each method, returning ``(result, seconds)`` pairs in order.
 
     ``time_limit`` (seconds) stops ``exact``'s search (best found, valid bound).
+    ``limits``: per-class constraints (``min_precision``, ``max_predicted_rate``); the
+    methods that cannot take them are skipped, as are those needing scores without them.
     """
     out = []
     for name in methods:
-        if name in _NEED_SCORES and problem.scores is None:
+        if skipped_method(name, problem, limits):
             continue
         if progress is not None:
             progress(name)
         # the table shows labels per object, so the predict-everything warning is silenced
-        call = quiet(_method_call(name, problem, beta, n_angles, time_limit, prior))
+        call = quiet(_method_call(name, problem, beta, n_angles, time_limit, prior, limits))
         start = time.perf_counter()
         result = call()
         seconds = time.perf_counter() - start
@@ -352,6 +367,26 @@ def register(subparsers: Any) -> None:
             "not one of the input files"
         ),
     )
+    p.add_argument(
+        "--min-precision",
+        type=_share,
+        metavar="P",
+        help="each class's threshold keeps a tuning precision of at least P (0-1); the "
+        "methods that cannot take it (global_threshold, proportional, top_k) are skipped",
+    )
+    p.add_argument(
+        "--max-predicted-rate",
+        type=_share,
+        metavar="R",
+        help="each class's threshold predicts at most a share R (0-1) of the tuning rows",
+    )
+    p.add_argument(
+        "--max-rate-factor",
+        type=_factor,
+        metavar="C",
+        help="each class predicts at most C times its tuning base rate (so at most C times "
+        "the true labels per object); not with --max-predicted-rate",
+    )
     p.add_argument("--quiet", action="store_true", help="no progress display")
     add_common_options(p)
     p.set_defaults(run=run)
@@ -367,6 +402,57 @@ def _prior(text: str) -> float | str:
     if not math.isfinite(value) or value < 0:
         raise argparse.ArgumentTypeError(f"must be a number >= 0 or 'cv', got {text!r}")
     return value
+
+
+def _share(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number in [0, 1], got {text!r}") from None
+    if not 0.0 <= value <= 1.0:
+        raise argparse.ArgumentTypeError(f"must be a number in [0, 1], got {text!r}")
+    return value
+
+
+def _factor(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number > 0, got {text!r}") from None
+    if not (math.isfinite(value) and value > 0.0):
+        raise argparse.ArgumentTypeError(f"must be a number > 0, got {text!r}")
+    return value
+
+
+_LIMIT_OPTIONS = ("min_precision", "max_predicted_rate", "max_rate_factor")
+
+
+def _describe_limits(args: argparse.Namespace) -> str:
+    parts = []
+    if args.min_precision is not None:
+        parts.append(f"precision >= {args.min_precision:g}")
+    if args.max_predicted_rate is not None:
+        parts.append(f"predicted share <= {args.max_predicted_rate:g}")
+    if args.max_rate_factor is not None:
+        parts.append(f"predicted share <= {args.max_rate_factor:g} x its base rate")
+    return ", ".join(parts)
+
+
+def constraints_of(args: argparse.Namespace, points: ClassPoints) -> dict[str, Any]:
+    """The search options of ``--min-precision``, ``--max-predicted-rate`` and
+    ``--max-rate-factor`` (rates from the tuning ``points``); empty when none is given."""
+    from fmacro.optimize.search.constraints import capped_rates
+
+    out: dict[str, Any] = {}
+    if args.min_precision is not None:
+        out["min_precision"] = args.min_precision
+    if args.max_predicted_rate is not None:
+        out["max_predicted_rate"] = args.max_predicted_rate
+    if args.max_rate_factor is not None:
+        rates = np.zeros(points.n_columns)
+        rates[points.class_index] = np.asarray(points.support) / float(points.n_samples)
+        out["max_predicted_rate"] = capped_rates(rates, args.max_rate_factor)
+    return out
 
 
 def _level(text: str) -> float:
@@ -406,6 +492,7 @@ def held_out_intervals(
             options["prior"] = args.prior
         elif method in ("exact", "fixed_point") and args.time_limit is not None:
             options["time_limit"] = args.time_limit
+        options.update(constraints_of(args, problem.points))
         start = time.perf_counter()
         found = quiet(held_out_interval)(
             problem.scores,
@@ -558,6 +645,8 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError(f"--labels {args.labels} goes with a scores FILE")
     if args.test_labels and not args.test:
         raise ValueError(f"--test-labels {args.test_labels} goes with --test SCORES")
+    if args.max_predicted_rate is not None and args.max_rate_factor is not None:
+        raise ValueError("give --max-predicted-rate or --max-rate-factor, not both")
     _check_outputs(args)
     # Phases: load, one step per method, then (--test) load and one step per method. Each
     # is drawn as it starts (min_interval=0): they are few, and a search may take a while.
@@ -578,6 +667,7 @@ def _run(args: argparse.Namespace, methods: tuple[str, ...], bar: Any) -> int:
         support=args.support,
         labels=args.labels,
     )
+    limits = constraints_of(args, problem.points)
     bar.advance()
     size = int(problem.points.tp.size)  # every cut of every class: the searches' work
     compiling = f"; {COMPILING}" if bar.active and may_compile(size) else ""
@@ -596,10 +686,11 @@ def _run(args: argparse.Namespace, methods: tuple[str, ...], bar: Any) -> int:
         progress=step,
         time_limit=args.time_limit,
         prior=args.prior,
+        limits=limits,
     ):
         results.append((result, seconds))
     bar.advance(len(methods) - max(len(started) - 1, 0))  # the last method, and skipped ones
-    skipped = [m for m in methods if m in _NEED_SCORES and problem.scores is None]
+    skipped = [m for m in methods if skipped_method(m, problem, limits)]
     if args.test:
         bar.advance(0, note=f"--test: load {args.test}")
         test = load_test(args.test, problem.points.n_columns, args.test_labels, problem.names)
@@ -683,6 +774,7 @@ def _run(args: argparse.Namespace, methods: tuple[str, ...], bar: Any) -> int:
                     "classes": None if classes is None else names_to_json(classes),
                     "results": rows,
                     "skipped": skipped,
+                    "constraints": {k: getattr(args, k) for k in _LIMIT_OPTIONS},
                     "plots": [str(w) for w in written],
                 }
             )
@@ -695,6 +787,8 @@ def _run(args: argparse.Namespace, methods: tuple[str, ...], bar: Any) -> int:
     )
     if classes is not None and problem.names is not None:
         print(f"# classes named by {problem.names.file}: {describe_names(classes, 8)}")
+    if limits:
+        print(f"# per-class constraints on the tuning rows: {_describe_limits(args)}")
     header: tuple[str, ...] = (
         "method",
         "F-macro",
@@ -748,7 +842,8 @@ def _run(args: argparse.Namespace, methods: tuple[str, ...], bar: Any) -> int:
             "new data, not for the model at other thresholds."
         )
     if skipped:
-        print(f"skipped (need scores, not ranked lists): {', '.join(skipped)}")
+        why = "take no per-class constraints" if limits else "need scores, not ranked lists"
+        print(f"skipped ({why}): {', '.join(skipped)}")
     for w in written:
         print(f"wrote {w}")
     if args.save and results:

@@ -1,0 +1,113 @@
+"""Per-class constraints through the estimator, the CLI and rate_caps."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import warnings
+
+import numpy as np
+import pytest
+from sklearn.linear_model import LogisticRegression
+from sklearn.multiclass import OneVsRestClassifier
+
+from fmacro import optimize
+from fmacro.cli import main
+from fmacro.optimize.sklearn import FMacroThresholdClassifier
+
+RNG = np.random.default_rng(7)
+X = RNG.normal(size=(240, 5))
+Y = (X[:, :4] + RNG.normal(scale=1.5, size=(240, 4)) > np.array([0.5, 1.5, 2.0, 2.5])).astype(
+    np.int64
+)
+
+
+def test_rate_caps_bound_labels_per_object():
+    caps = optimize.rate_caps(Y, 2.0)
+    np.testing.assert_allclose(caps, np.minimum(1.0, 2 * Y.mean(axis=0)))
+    scores = X[:, :4]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        free = optimize.tune(scores, Y)
+    capped = optimize.tune(scores, Y, max_predicted_rate=caps)
+    predicted = scores >= capped.thresholds
+    assert (predicted.mean(axis=0) <= caps).all()
+    assert predicted.sum(axis=1).mean() <= 2 * Y.sum(axis=1).mean()
+    assert capped.f <= free.f + 1e-12  # a constraint only removes cuts (in-sample values)
+
+
+def test_estimator_takes_the_constraints_and_clones():
+    from sklearn.base import clone
+
+    caps = optimize.rate_caps(Y, 1.5)
+    est = FMacroThresholdClassifier(
+        OneVsRestClassifier(LogisticRegression()), max_predicted_rate=caps, min_precision=0.2
+    )
+    est.fit(X, Y)
+    diag = est.threshold_result_.diagnostics["constraints"]
+    assert diag["max_predicted_rate"] == caps.tolist()
+    assert diag["min_precision"] == [0.2] * 4
+    assert clone(est).get_params()["min_precision"] == 0.2
+    # the same as tune on the estimator's out-of-fold scores under the same constraints
+    plain = FMacroThresholdClassifier(OneVsRestClassifier(LogisticRegression())).fit(X, Y)
+    assert plain.threshold_result_.diagnostics.get("constraints") is None
+
+
+def test_estimator_refuses_constraints_on_one_shared_threshold():
+    est = FMacroThresholdClassifier(
+        OneVsRestClassifier(LogisticRegression()), objective="micro_f", min_precision=0.5
+    )
+    with pytest.raises(ValueError, match="shares one threshold"):
+        est.fit(X, Y)
+
+
+def test_binary_f_beta_takes_the_positive_class_value():
+    y = Y[:, 0]
+    est = FMacroThresholdClassifier(
+        LogisticRegression(), objective="f_beta", max_predicted_rate=[1.0, 0.1]
+    ).fit(X, y)
+    assert est.threshold_result_.diagnostics["constraints"]["max_predicted_rate"] == [0.1]
+    with pytest.raises(ValueError, match=r"max_predicted_rate must be .* shape \(2,\)"):
+        FMacroThresholdClassifier(
+            LogisticRegression(), objective="f_beta", max_predicted_rate=[0.1, 0.1, 0.1]
+        ).fit(X, y)
+
+
+def _cli(args):
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            code = main(args)
+        except SystemExit as stop:  # argparse refuses an option's value this way
+            code = stop.code
+    return code, out.getvalue(), err.getvalue()
+
+
+def test_cli_rate_factor_equals_the_library(tmp_path):
+    scores = X[:, :4]
+    np.savez(tmp_path / "r.npz", scores=scores, labels=Y)
+    code, out, _ = _cli(
+        ["thresholds", str(tmp_path / "r.npz"), "--json", "--quiet", "--max-rate-factor", "2"]
+    )
+    assert code == 0
+    report = json.loads(out)
+    assert report["skipped"] == ["global_threshold", "proportional", "top_k"]
+    rows = {row["method"]: row for row in report["results"]}
+    want = optimize.fixed_point(scores, Y, max_predicted_rate=optimize.rate_caps(Y, 2.0))
+    assert rows["fixed_point"]["f_macro"] == pytest.approx(want.f, abs=1e-12)
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [
+        ["--max-rate-factor", "0"],
+        ["--max-predicted-rate", "1.2"],
+        ["--min-precision", "x"],
+        ["--max-rate-factor", "2", "--max-predicted-rate", "0.5"],
+    ],
+)
+def test_cli_refuses_bad_constraints_with_exit_2(extra):
+    code, _, err = _cli(["thresholds", "--quiet", *extra])
+    assert code == 2
+    assert "Traceback" not in err and err.strip()
