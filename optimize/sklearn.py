@@ -52,6 +52,7 @@ from fmacro.optimize._sklearn_objectives import resolve_objective, search_thresh
 from fmacro.optimize.baselines import cyclic, global_threshold, per_class
 from fmacro.optimize.deployment import quiet, warn_predict_everything
 from fmacro.optimize.inputs import as_binary_labels
+from fmacro.optimize.label_budget import check_max_labels
 from fmacro.optimize.search.domain import domain
 from fmacro.optimize.search.fixed_point import fixed_point
 from fmacro.optimize.search.result import ThresholdResult
@@ -235,6 +236,18 @@ class FMacroThresholdClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimat
         ``objective="micro_f"`` and ``method="global_threshold"`` (one shared threshold).
         For multiclass targets they hold for each class's one-vs-rest cut of the
         out-of-fold scores, before the argmax of the margins.
+    max_labels : int >= 1 or None
+        A label budget for multi-label targets: :meth:`predict` (hence :meth:`score`)
+        and :meth:`predict_indicator` keep in each sample at most its ``max_labels``
+        highest-scored labels among those the thresholds predict (equal scores: the
+        lower column first; :func:`fmacro.optimize.label_budget.cap_labels`).
+        ``None`` (default): no budget. The thresholds are tuned without it, and
+        ``best_score_`` measures the predictions without it. Read at predict time, so
+        ``set_params(max_labels=...)`` needs no refit. Binary and multiclass targets
+        ignore it: ``predict`` returns one label per sample, within any budget
+        ``>= 1``, and :meth:`predict_indicator` keeps the one-vs-rest decisions the
+        thresholds were tuned for. A bool, a float or an int below 1 is refused at
+        ``fit`` and ``predict`` (``TypeError``/``ValueError`` naming ``max_labels``).
 
     Attributes
     ----------
@@ -336,6 +349,7 @@ class FMacroThresholdClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimat
         verbose: int = 0,
         min_precision: Any = None,
         max_predicted_rate: Any = None,
+        max_labels: int | None = None,
     ) -> None:
         self.estimator = estimator
         self.method = method
@@ -351,6 +365,7 @@ class FMacroThresholdClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimat
         self.verbose = verbose
         self.min_precision = min_precision
         self.max_predicted_rate = max_predicted_rate
+        self.max_labels = max_labels
 
     # ------------------------------------------------------------------ parameters
 
@@ -384,6 +399,7 @@ class FMacroThresholdClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimat
                 f"{type(self.estimator).__name__}"
             )
         self._check_response(self.estimator)
+        check_max_labels(self.max_labels)
         return (
             METHODS[self.method],
             check_beta(self.beta),
@@ -668,12 +684,21 @@ class FMacroThresholdClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimat
         tuned for (a row may hold several classes or none).
         """
         check_is_fitted(self)
-        return self._indicator(self._scores(self.estimator_, X))
+        scores = self._scores(self.estimator_, X)
+        if self._multilabel:
+            return self._capped(scores)
+        return self._indicator(scores)
+
+    def _capped(self, scores: NDArray[np.float64]) -> NDArray[np.bool_]:
+        """Multi-label decisions of the thresholds within the ``max_labels`` budget."""
+        budget = check_max_labels(self.max_labels)
+        return np.asarray(self.threshold_result_.apply(scores, max_labels=budget))
 
     def predict(self, X: Any) -> NDArray[Any]:
         """Predicted labels.
 
-        Multi-label: the indicator ``score >= threshold`` (dtype of the fitted ``y``).
+        Multi-label: the indicator ``score >= threshold`` (dtype of the fitted ``y``),
+        at most ``max_labels`` labels per sample when it is set.
         Binary with ``objective_ == "f_beta"``: ``pos_label_`` iff its score ``>=
         threshold``, else the other class. Otherwise (binary/multiclass):
         ``classes_[argmax_k(score_k - threshold_k)]``.
@@ -681,7 +706,7 @@ class FMacroThresholdClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimat
         check_is_fitted(self)
         scores = self._scores(self.estimator_, X)
         if self._multilabel:
-            return self.threshold_result_.apply(scores).astype(self._y_dtype)
+            return self._capped(scores).astype(self._y_dtype)
         if self.objective_ == "f_beta":
             hit = self._indicator(scores)
             # the positive column holds the decision; the other column is its negation

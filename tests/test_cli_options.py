@@ -77,6 +77,7 @@ RUNS: list[list[str]] = [
     ["thresholds", "lists.txt", "--n-samples", "4", "--support", "sizes.txt", "--json"],
     ["apply", "thr.json", "t.npz", "-o", "pred.npy", "--quiet"],
     ["apply", "thr.json", "t.npz", "--output", "pred.csv"],
+    ["apply", "thr.json", "t.npz", "-o", "pred_capped.npy", "--max-labels", "1"],
     ["apply", "thr.json", "t.csv", "--labels", "ty.csv", "-o", "pred_named.npz"],
     [
         "thresholds",
@@ -258,6 +259,8 @@ def test_values_of_the_options(outputs: dict[str, tuple[int, str, Path]]) -> Non
     want_pred = saved.apply(SCORES[20:]).astype(np.uint8)
     np.testing.assert_array_equal(np.load(tmp / "pred.npy"), want_pred)
     np.testing.assert_array_equal(np.loadtxt(tmp / "pred.csv", delimiter=","), want_pred)
+    capped = saved.apply(SCORES[20:], max_labels=1).astype(np.uint8)
+    np.testing.assert_array_equal(np.load(tmp / "pred_capped.npy"), capped)
     assert any((tmp / "plots").iterdir())
     assert json.loads((tmp / "fd.json").read_text())["config"]["repetitions"] == 1
     assert json.loads((tmp / "patsi.json").read_text())["config"]["n_words"] == 2

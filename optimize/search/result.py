@@ -27,6 +27,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from fmacro.optimize._frames import check_frame_columns
+from fmacro.optimize.label_budget import apply_with_budget
 from fmacro.optimize.rules import PerClassThresholds, TopK
 from fmacro.optimize.search.points import ClassPoints, check_cuts
 from fmacro.optimize.search.result_record import (
@@ -659,10 +660,12 @@ class ThresholdResult:
         return (_rebuild_result, (fields,))
 
     @overload
-    def apply(self, scores: NDArray[Any]) -> NDArray[np.bool_]: ...
+    def apply(
+        self, scores: NDArray[Any], *, max_labels: int | None = None
+    ) -> NDArray[np.bool_]: ...
     @overload
-    def apply(self, scores: Any) -> Any: ...
-    def apply(self, scores: Any) -> Any:
+    def apply(self, scores: Any, *, max_labels: int | None = None) -> Any: ...
+    def apply(self, scores: Any, *, max_labels: int | None = None) -> Any:
         """Predictions for new scores by this result's :attr:`rule`, shape ``(N, n_columns)``.
 
         ``scores`` is dense, scipy sparse or a pandas DataFrame; a missing sparse entry is
@@ -672,6 +675,13 @@ class ThresholdResult:
         :attr:`classes` as its columns, in order, when the result has class names (the
         threshold methods take them from DataFrame inputs); else columns are taken by
         position.
+
+        ``max_labels`` (an int ``k >= 1``, or ``None``: no budget) keeps in each object at
+        most its ``k`` highest-scored labels among those the rule predicts; equal scores
+        go to the lower column index, and a missing sparse entry ranks below every stored
+        one (:func:`fmacro.optimize.label_budget.cap_labels`, which says why raw scores
+        and not margins over the thresholds). A bool, a float or an int below 1 is refused
+        (``TypeError``/``ValueError`` naming ``max_labels``).
 
         Returns a dense bool array for an array or a sparse matrix, and for a DataFrame a
         DataFrame of bool columns with the scores' index and columns.
@@ -700,6 +710,13 @@ class ThresholdResult:
               a      b
         x  True  False
         y  True   True
+
+        At most one label per object: the higher-scored of the two predicted is kept.
+
+        >>> res.apply(np.array([[0.55, 0.1], [0.5, 0.2]]), max_labels=1).tolist()
+        [[True, False], [True, False]]
         """
         check_frame_columns(scores, self.classes, "scores")
-        return self.rule.apply(scores)
+        if max_labels is None:
+            return self.rule.apply(scores)
+        return apply_with_budget(self.rule, scores, max_labels)

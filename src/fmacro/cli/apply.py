@@ -12,6 +12,11 @@ with optional 0/1 labels in another file (``--labels``). When the scores file na
 columns, the names must be the thresholds' classes, in order (thresholds are applied by
 position).
 
+A label budget. ``--max-labels K`` keeps in each object at most its ``K`` highest-scored
+labels among those the thresholds predict (:func:`fmacro.optimize.label_budget.cap_labels`:
+equal scores go to the lower column; a missing sparse entry ranks below every stored one);
+the summary line counts the capped predictions and how many the cap dropped.
+
 Outputs. ``.npy``: the 0/1 matrix. ``.npz``: arrays ``predicted`` (0/1), ``labels`` (the
 scores file's 0/1 labels, when it has them) and ``classes`` (the class names as a JSON
 list, names keeping their kind, when the thresholds carry them, else the scores file's
@@ -31,6 +36,8 @@ from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
+
+from fmacro.cli import int_option
 
 __all__ = ["register", "run", "write_predictions"]
 
@@ -66,6 +73,13 @@ def register(subparsers: Any) -> None:
     )
     p.add_argument(
         "-o", "--output", required=True, metavar="FILE", help="predictions file (.npz/.npy/.csv)"
+    )
+    p.add_argument(
+        "--max-labels",
+        type=int_option(minimum=1),
+        metavar="K",
+        help="keep at most K labels per object: its K highest-scored among those predicted "
+        "(equal scores: the lower column first; a missing sparse entry ranks last)",
     )
     p.add_argument("--quiet", action="store_true", help="no summary line")
     p.set_defaults(run=run)
@@ -171,6 +185,7 @@ def write_predictions(
 def run(args: argparse.Namespace) -> int:
     """Run the subcommand; returns the exit code (bad input raises, the CLI maps it to 2)."""
     from fmacro.optimize.io import read_rule
+    from fmacro.optimize.label_budget import cap_labels
     from fmacro.validation.files import check_output_path
 
     if Path(args.output).suffix.lower() not in _OUTPUTS:
@@ -189,7 +204,10 @@ def run(args: argparse.Namespace) -> int:
             f"thresholds of {args.thresholds}, got {scores.shape}"
         )
     try:
-        predicted = saved.rule.apply(scores)
+        uncapped = saved.rule.apply(scores)
+        predicted = (
+            uncapped if args.max_labels is None else cap_labels(scores, uncapped, args.max_labels)
+        )
     except ValueError as exc:
         raise ValueError(f"{args.scores}: {exc}") from None
     to_npz = Path(args.output).suffix.lower() == ".npz"
@@ -204,8 +222,13 @@ def run(args: argparse.Namespace) -> int:
     if not args.quiet:
         n, m = predicted.shape
         positives = int(np.count_nonzero(predicted))
+        budget = ""
+        if args.max_labels is not None:
+            dropped = int(np.count_nonzero(uncapped)) - positives
+            budget = f" (at most {args.max_labels}; the cap dropped {dropped} predictions)"
         print(
             f"wrote {args.output}: {n} objects x {m} classes, "
             f"{positives} positive predictions, {positives / max(n, 1):.4f} labels per object"
+            f"{budget}"
         )
     return 0
