@@ -2,7 +2,8 @@
 
 - :mod:`~fmacro.optimize.search`: the certified F-macro search core (class points, hulls,
   the fixed-point sweep, domain analysis, localization, brute force);
-- :mod:`~fmacro.optimize.baselines`: classic rules (per-class T_b, global, top-k, PCut, cyclic);
+- :mod:`~fmacro.optimize.baselines`: classic rules (per-class T_b, global, top-k, PCut, cyclic,
+  micro_macro);
 - :mod:`~fmacro.optimize.search.result` and :mod:`~fmacro.optimize.evaluation`: the frozen result
   every method returns, and held-out scoring of thresholds;
 - :mod:`~fmacro.optimize.io` (rankings on disk), :mod:`~fmacro.optimize.sklearn` (an
@@ -23,6 +24,7 @@ from fmacro.optimize.baselines import (
     cuts_for_thresholds,
     cyclic,
     global_threshold,
+    micro_macro,
     per_class,
     predict_top_k,
     proportional,
@@ -97,6 +99,7 @@ __all__ = [
     "global_threshold",
     "held_out_interval",
     "localize",
+    "micro_macro",
     "per_class",
     "per_class_cuts",
     "predict_top_k",
