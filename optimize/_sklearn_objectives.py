@@ -16,7 +16,7 @@ import attrs
 import numpy as np
 from numpy.typing import NDArray
 
-from fmacro.optimize.baselines import per_class
+from fmacro.optimize.baselines import micro_macro, per_class
 from fmacro.optimize.rules import PerClassThresholds
 from fmacro.optimize.search.result import ThresholdResult
 from fmacro.optimize.tuning import tune
@@ -43,6 +43,11 @@ def resolve_objective(
             f"objective='micro_f' needs a multi-label target, but y is {target} (with "
             "one label per sample, micro-F of the predicted labels is their accuracy); "
             "use 'f_beta' (binary), 'f_macro' or 'macro_f'"
+        )
+    if objective == "micro_macro" and not multilabel:
+        raise ValueError(
+            f"objective='micro_macro' needs a multi-label target, but y is {target}; use "
+            "'f_beta' (binary), 'f_macro' or 'macro_f'"
         )
     if objective == "macro_f" and method not in ("tune", "per_class"):
         raise ValueError(
@@ -81,6 +86,7 @@ def search_thresholds(
     classes: NDArray[Any],
     multilabel: bool,
     constraints: Mapping[str, Any] | None = None,
+    mix: float = 0.5,
 ) -> ThresholdResult:
     """The thresholds ``search`` finds for ``objective`` on out-of-fold ``scores``, under
     the per-class ``constraints`` (``min_precision`` / ``max_predicted_rate`` as the
@@ -112,6 +118,8 @@ def search_thresholds(
         # targets (tune's default), never in single-label ones, where -inf would win
         # every argmax of the margins
         extra = {"prior": prior, "unseen": "prior" if multilabel else "never"}
+    if objective == "micro_macro":  # one method maximizes it, whatever ``method`` says
+        return run(micro_macro, scores, labels, weights, mix=mix, **limits)
     if objective == "f_macro":
         return run(search, scores, labels, weights, **extra, **limits)
     if objective == "macro_f":
@@ -148,6 +156,7 @@ def objective_value(
     beta: float,
     zd: float,
     weights: NDArray[np.float64] | None = None,
+    mix: float = 0.5,
 ) -> float:
     """``objective`` of one-vs-rest ``decisions`` against ``labels`` (both (N, K) bool).
 
@@ -169,6 +178,10 @@ def objective_value(
     tp, fp, fn = tp[kept], fp[kept], fn[kept]
     if objective == "macro_f":
         return float(macro_mean(f_beta_from_counts(tp, fp, fn, beta, zd)))
+    if objective == "micro_macro":  # as micro_macro's search: both over the kept classes
+        micro = f_beta_from_counts(tp.sum(), fp.sum(), fn.sum(), beta, zd)
+        macro = macro_mean(f_beta_from_counts(tp, fp, fn, beta, zd))
+        return float(mix * micro + (1.0 - mix) * macro)
     return float(macro_from_counts(tp, fp, tp + fn, beta, zd)[2])
 
 

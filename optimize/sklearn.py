@@ -50,6 +50,7 @@ from fmacro.optimize._sklearn_cv import subset_params as _subset
 from fmacro.optimize._sklearn_objectives import objective_value as _objective_value
 from fmacro.optimize._sklearn_objectives import resolve_objective, search_thresholds
 from fmacro.optimize.baselines import cyclic, global_threshold, per_class
+from fmacro.optimize.baselines.micro_macro import check_mix
 from fmacro.optimize.deployment import quiet, warn_predict_everything
 from fmacro.optimize.inputs import as_binary_labels
 from fmacro.optimize.label_budget import check_max_labels
@@ -77,7 +78,7 @@ METHODS: Mapping[str, Callable[..., ThresholdResult]] = {
 _RESPONSE_METHODS = ("auto", "predict_proba", "decision_function")
 
 #: What the thresholds maximize on the out-of-fold scores ("auto" picks one per target).
-OBJECTIVES = ("auto", "f_macro", "macro_f", "micro_f", "f_beta")
+OBJECTIVES = ("auto", "f_macro", "macro_f", "micro_f", "f_beta", "micro_macro")
 
 
 def _estimator_has(attr: str) -> Callable[[Any], bool]:
@@ -160,10 +161,12 @@ class FMacroThresholdClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimat
         ``(n_samples, 2)`` arrays (one per label, as from random forests or
         ``MultiOutputClassifier``) or one ``(n_samples, n_labels)`` array (as from
         ``OneVsRestClassifier``).
-    objective : {"auto", "f_beta", "f_macro", "macro_f", "micro_f"}
+    objective : {"auto", "f_beta", "f_macro", "macro_f", "micro_f", "micro_macro"}
         What the thresholds maximize (see Objectives above); ``"auto"`` (default):
         ``"f_beta"`` for binary targets, ``"f_macro"`` otherwise. The chosen one is
-        ``objective_``; :meth:`score` measures it.
+        ``objective_``; :meth:`score` measures it. ``"micro_macro"`` (multi-label
+        targets): ``mix`` times micro-F plus ``1 - mix`` times macro-F, by
+        :func:`fmacro.optimize.micro_macro` whatever ``method`` says.
     method : {"tune", "fixed_point", "per_class", "cyclic", "domain", "global_threshold"}
         Threshold search (see :data:`METHODS`). With ``objective`` ``"f_beta"`` or
         ``"micro_f"`` there is one ranking to cut, where ``"tune"`` is the smoothed
@@ -236,6 +239,9 @@ class FMacroThresholdClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimat
         ``objective="micro_f"`` and ``method="global_threshold"`` (one shared threshold).
         For multiclass targets they hold for each class's one-vs-rest cut of the
         out-of-fold scores, before the argmax of the margins.
+    mix : float
+        Weight of micro-F in ``objective="micro_macro"``, in [0, 1] (default 0.5: the
+        mean of micro-F and macro-F, LibMultiLabel's target up to a factor 2).
     max_labels : int >= 1 or None
         A label budget for multi-label targets: :meth:`predict` (hence :meth:`score`)
         and :meth:`predict_indicator` keep in each sample at most its ``max_labels``
@@ -350,6 +356,7 @@ class FMacroThresholdClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimat
         min_precision: Any = None,
         max_predicted_rate: Any = None,
         max_labels: int | None = None,
+        mix: float = 0.5,
     ) -> None:
         self.estimator = estimator
         self.method = method
@@ -366,6 +373,7 @@ class FMacroThresholdClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimat
         self.min_precision = min_precision
         self.max_predicted_rate = max_predicted_rate
         self.max_labels = max_labels
+        self.mix = mix
 
     # ------------------------------------------------------------------ parameters
 
@@ -400,6 +408,7 @@ class FMacroThresholdClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimat
             )
         self._check_response(self.estimator)
         check_max_labels(self.max_labels)
+        check_mix(self.mix)
         return (
             METHODS[self.method],
             check_beta(self.beta),
@@ -617,6 +626,7 @@ class FMacroThresholdClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimat
             prior=self.prior,
             classes=self.classes_,
             multilabel=self._multilabel,
+            mix=self.mix,
             constraints={
                 name: value
                 for name, value in (
@@ -633,7 +643,7 @@ class FMacroThresholdClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimat
         if self._multilabel:  # one label per object otherwise: nothing to predict everywhere
             warn_predict_everything(self.threshold_result_, stacklevel=2)
         self.best_score_ = _objective_value(
-            labels, self._indicator(scores), objective, pos, beta, zd, tuning_weights
+            labels, self._indicator(scores), objective, pos, beta, zd, tuning_weights, self.mix
         )
         self.n_tuning_samples_ = int(scores.shape[0])
         self._say(
@@ -740,7 +750,9 @@ class FMacroThresholdClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimat
         macro precision and macro recall over the classes present in ``y`` or the
         predictions (``validation.sklearn.f_macro_score(y, self.predict(X))``);
         ``"f_beta"``, F_beta of ``pos_label_``; ``"macro_f"`` and ``"micro_f"``,
-        scikit-learn's ``fbeta_score`` with ``average="macro"`` / ``"micro"``.
+        scikit-learn's ``fbeta_score`` with ``average="macro"`` / ``"micro"``;
+        ``"micro_macro"``, ``mix`` times the micro one plus ``1 - mix`` times the macro
+        one.
         ``sample_weight`` weights the samples' counts, as in scikit-learn's metrics.
 
         A multi-label DataFrame ``y`` must have the columns of the DataFrame ``fit``
@@ -772,10 +784,17 @@ class FMacroThresholdClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimat
                     sample_weight=w,
                 )
             )
-        average = "macro" if self.objective_ == "macro_f" else "micro"
-        return float(
-            fbeta_score(y_true, pred, beta=beta, average=average, zero_division=zd, sample_weight=w)
-        )
+
+        def averaged(average: str) -> float:
+            return float(
+                fbeta_score(
+                    y_true, pred, beta=beta, average=average, zero_division=zd, sample_weight=w
+                )
+            )
+
+        if self.objective_ == "micro_macro":
+            return self.mix * averaged("micro") + (1.0 - self.mix) * averaged("macro")
+        return averaged("macro" if self.objective_ == "macro_f" else "micro")
 
     # ------------------------------------------------------------------ sklearn plumbing
 

@@ -40,6 +40,7 @@ RUNS: list[list[str]] = [
     ["thresholds", "r.npz", "--json", "--beta", "0.5", "--zero-division", "1"],
     ["thresholds", "r.npz", "--json", "--min-precision", "0.3", "--max-predicted-rate", "0.6"],
     ["thresholds", "r.npz", "--json", "--method", "tune", "--max-rate-factor", "2"],
+    ["thresholds", "r.npz", "--json", "--method", "micro_macro", "--mix", "0.25"],
     ["evaluate", "e.csv", "p.csv", "--ci", "0.9", "--resamples", "50", "--seed", "1", "--json"],
     [
         "compare",

@@ -17,7 +17,16 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fmacro.optimize import class_points, cyclic, domain, exact, fixed_point, per_class, tune
+from fmacro.optimize import (
+    class_points,
+    cyclic,
+    domain,
+    exact,
+    fixed_point,
+    micro_macro,
+    per_class,
+    tune,
+)
 from fmacro.optimize.search.constraints import check_constraints, feasible_points
 from fmacro.optimize.tuning.smoothing import smooth_points
 
@@ -157,6 +166,32 @@ def test_per_class_and_cyclic_under_constraints(case):
     assert float(best) + 1e-12 >= asc.f >= own.f - 1e-12
 
 
+@given(instances(), st.sampled_from([0.0, 0.5, 1.0]))
+def test_micro_macro_within_the_feasible_optimum(case, mix):
+    """The joint objective over the feasible cuts: never above brute force, never below
+    its own bound's reach, exact at mix 0 (per-class F) ."""
+    scores, labels, min_p, max_rate, zd = case
+    _, kept, options = brute_force_feasible(scores, labels, min_p, max_rate, zd)
+    if not kept or _stuck(options):
+        return
+    sizes = [int(labels[:, k].sum()) for k in kept]
+    best = None
+    for combo in itertools.product(*options):
+        tp = sum(c[1] for c in combo)
+        predicted = sum(c[2] for c in combo)
+        micro = Fraction(2 * tp, predicted + sum(sizes))
+        macro = sum(_f(*_pr(t, j, m, zd)) for (_, t, j), m in zip(combo, sizes, strict=True))
+        value = Fraction(mix) * micro + (1 - Fraction(mix)) * macro / len(kept)
+        best = value if best is None or value > best else best
+    kw = {"zero_division": zd, "min_precision": min_p, "max_predicted_rate": max_rate}
+    res = micro_macro(scores, labels, mix=mix, **kw)
+    assert _feasible(scores, labels, res.thresholds, min_p, max_rate)
+    assert res.diagnostics["objective"] <= float(best) + 1e-12
+    assert res.diagnostics["objective_bound"] >= float(best) - 1e-12
+    if mix in (0.0, 1.0):  # exact at the ends
+        assert res.diagnostics["objective"] == pytest.approx(float(best), abs=1e-12)
+
+
 @given(instances())
 def test_tune_raw_points_reach_the_feasible_optimum(case):
     """tune at prior 0 with no finite-sample factor searches the raw points."""
@@ -251,7 +286,7 @@ def test_no_constraint_is_the_unconstrained_result():
     rng = np.random.default_rng(2)
     scores = rng.random((80, 5))
     labels = rng.random((80, 5)) < 0.3
-    for method in (*CERTIFIED, per_class, cyclic, tune):
+    for method in (*CERTIFIED, per_class, cyclic, tune, micro_macro):
         a = method(scores, labels)
         b = method(scores, labels, min_precision=0.0, max_predicted_rate=1.0)
         np.testing.assert_array_equal(a.thresholds, b.thresholds)

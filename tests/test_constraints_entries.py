@@ -111,3 +111,36 @@ def test_cli_refuses_bad_constraints_with_exit_2(extra):
     code, _, err = _cli(["thresholds", "--quiet", *extra])
     assert code == 2
     assert "Traceback" not in err and err.strip()
+
+
+def test_estimator_micro_macro_objective():
+    from sklearn.metrics import f1_score
+
+    est = FMacroThresholdClassifier(
+        OneVsRestClassifier(LogisticRegression()), objective="micro_macro", mix=0.25
+    ).fit(X, Y)
+    diag = est.threshold_result_.diagnostics
+    assert est.threshold_result_.method == "micro_macro" and diag["mix"] == 0.25
+    # the tuning objective measured on the out-of-fold decisions is the search's own
+    assert est.best_score_ == pytest.approx(diag["objective"], abs=1e-12)
+    pred = est.predict(X)
+    want = 0.25 * f1_score(Y, pred, average="micro") + 0.75 * f1_score(
+        Y, pred, average="macro", zero_division=0
+    )
+    assert est.score(X, Y) == pytest.approx(want, abs=1e-12)
+    with pytest.raises(ValueError, match="mix"):
+        FMacroThresholdClassifier(LogisticRegression(), mix=1.5).fit(X, Y[:, 0])
+    with pytest.raises(ValueError, match="needs a multi-label target"):
+        FMacroThresholdClassifier(LogisticRegression(), objective="micro_macro").fit(X, Y[:, 0])
+
+
+def test_cli_micro_macro_equals_the_library(tmp_path):
+    scores = X[:, :4]
+    np.savez(tmp_path / "r.npz", scores=scores, labels=Y)
+    args = ["thresholds", str(tmp_path / "r.npz"), "--json", "--quiet", "--method"]
+    code, out, _ = _cli([*args, "micro_macro", "--mix", "0.25"])
+    assert code == 0
+    (row,) = json.loads(out)["results"]
+    want = optimize.micro_macro(scores, Y, mix=0.25)
+    assert row["method"] == "micro_macro"
+    assert row["f_macro"] == pytest.approx(want.f, abs=1e-12)

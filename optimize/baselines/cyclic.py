@@ -12,7 +12,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from fmacro.optimize._frames import names_from_frames
 from fmacro.optimize.baselines._sweep import cuts_for_thresholds
-from fmacro.optimize.search.constraints import constrained, noted
+from fmacro.optimize.search.constraints import constrained, feasible_start, noted
 from fmacro.optimize.search.coordinate import ascend_checked, own_cuts_checked
 from fmacro.optimize.search.linearization import evaluate_checked
 from fmacro.optimize.search.points import ClassPoints, as_points
@@ -91,25 +91,8 @@ def cyclic(
     elif start is not None:
         start_cuts = pts.local_cuts(start)
     if feasible is not pts:
-        start_cuts = _feasible_start(feasible, pts.full_cuts(start_cuts))
+        start_cuts = feasible_start(feasible, pts.full_cuts(start_cuts))
     return noted(_ascent_from(feasible, start_cuts, b), rules)
-
-
-def _feasible_start(feasible: ClassPoints, numbers: NDArray[np.int64]) -> NDArray[np.int64]:
-    """Local cuts of the start's cut ``numbers`` among the ``feasible`` points; a start
-    cut that breaks a constraint is refused by name."""
-    try:
-        return feasible.local_cuts(numbers)
-    except ValueError:
-        kept = np.asarray(feasible.full_cut)  # feasible points always number their cuts
-        ok = np.zeros(numbers.size, dtype=bool)
-        for k in range(numbers.size):
-            ok[k] = int(numbers[k]) in kept[feasible.class_slice(k)]
-        j = int(np.flatnonzero(~ok)[0])
-        raise ValueError(
-            f"the start's cut {int(numbers[j])} of column {int(feasible.class_index[j])} "
-            "breaks min_precision / max_predicted_rate: start from feasible cuts"
-        ) from None
 
 
 def cyclic_checked(points: ClassPoints, b: float) -> ThresholdResult:

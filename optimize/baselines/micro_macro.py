@@ -62,6 +62,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from fmacro.optimize._frames import names_from_frames
 from fmacro.optimize.baselines._micro_macro_kernels import ascend, linearized_cuts, objective
+from fmacro.optimize.search.constraints import constrained, feasible_start, noted
 from fmacro.optimize.search.coordinate import own_cuts_checked
 from fmacro.optimize.search.points import ClassPoints, as_points
 from fmacro.optimize.search.result import ThresholdResult
@@ -106,6 +107,8 @@ def micro_macro(
     points: ClassPoints | None = None,
     sample_weight: Any = None,
     start: ThresholdResult | ArrayLike | None = None,
+    min_precision: Any = None,
+    max_predicted_rate: Any = None,
 ) -> ThresholdResult:
     """Per-class thresholds maximizing ``mix * micro-F_beta + (1 - mix) * macro-F_beta``.
 
@@ -139,6 +142,10 @@ def micro_macro(
         numbers (as in ``ThresholdResult.cuts``), one per kept class; none of them a cut
         whose F is undefined (the empty cut under ``zero_division=nan``). Default: the
         :func:`per_class` cuts and the micro-F optimum (the better of the two answers).
+    min_precision, max_predicted_rate
+        Per-class constraints on the cuts, as for :func:`fmacro.optimize.fixed_point`:
+        the search and ``objective_bound`` are over the feasible cuts, and a given start
+        must be feasible.
 
     Returns
     -------
@@ -188,10 +195,14 @@ def micro_macro(
         dominated="drop" if start is None or points is not None else "keep",
         sample_weight=sample_weight,
     )
+    feasible, rules = constrained(pts, min_precision, max_predicted_rate)
     start_cuts = None
     if start is not None:
         given = start.cuts if isinstance(start, ThresholdResult) else start
         start_cuts = pts.local_cuts(given)
+        if feasible is not pts:
+            start_cuts = feasible_start(feasible, pts.full_cuts(start_cuts))
+        pts = feasible
         undefined = np.isnan(_class_f(pts, b)[pts.indptr[:-1] + start_cuts])
         if undefined.any():
             j = int(np.flatnonzero(undefined)[0])
@@ -199,7 +210,7 @@ def micro_macro(
                 f"start puts kept class {j} on a cut whose F is undefined (its empty cut "
                 "under zero_division=nan); start it on a cut that predicts something"
             )
-    return micro_macro_checked(pts, b, w, start_cuts)
+    return noted(micro_macro_checked(feasible, b, w, start_cuts), rules)
 
 
 def micro_macro_checked(

@@ -56,6 +56,7 @@ __all__ = [
     "constrained",
     "feasible_cuts",
     "feasible_points",
+    "feasible_start",
     "keep_cuts",
     "noted",
     "rate_caps",
@@ -285,3 +286,20 @@ def rate_caps(
     if total <= 0:
         raise ValueError("sample_weight must not all be 0")
     return capped_rates(hits / total, float(factor))
+
+
+def feasible_start(feasible: ClassPoints, numbers: NDArray[np.int64]) -> NDArray[np.int64]:
+    """Local cuts of the start's cut ``numbers`` among the ``feasible`` points; a start
+    cut that breaks a constraint is refused by name."""
+    try:
+        return feasible.local_cuts(numbers)
+    except ValueError:
+        kept = np.asarray(feasible.full_cut)  # feasible points always number their cuts
+        ok = np.zeros(numbers.size, dtype=bool)
+        for k in range(numbers.size):
+            ok[k] = int(numbers[k]) in kept[feasible.class_slice(k)]
+        j = int(np.flatnonzero(~ok)[0])
+        raise ValueError(
+            f"the start's cut {int(numbers[j])} of column {int(feasible.class_index[j])} "
+            "breaks min_precision / max_predicted_rate: start from feasible cuts"
+        ) from None

@@ -62,10 +62,14 @@ METHODS = (
     "proportional",
     "top_k",
 )
+#: Methods run only when asked for with --method: another objective than the table's.
+EXTRA_METHODS = ("micro_macro",)
 # Methods that need object-level scores (not available from the text format).
 _NEED_SCORES = frozenset({"global_threshold", "top_k"})
 #: The methods that take per-class constraints (min_precision, max_predicted_rate).
-CONSTRAINED = frozenset({"tune", "fixed_point", "exact", "domain", "per_class", "cyclic"})
+CONSTRAINED = frozenset(
+    {"tune", "fixed_point", "exact", "domain", "per_class", "cyclic", "micro_macro"}
+)
 
 
 def skipped_method(name: str, problem: Any, limits: Mapping[str, Any] | None) -> bool:
@@ -153,6 +157,7 @@ def _method_call(
     time_limit: float | None = None,
     prior: Any = 3.0,
     limits: Mapping[str, Any] | None = None,
+    mix: float = 0.5,
 ) -> Any:
     from fmacro import optimize
 
@@ -169,6 +174,8 @@ def _method_call(
         return lambda: optimize.tune(
             problem.scores, problem.labels, beta=beta, zero_division=zd, prior=prior, **own
         )
+    if name == "micro_macro":
+        return lambda: optimize.micro_macro(points=problem.points, beta=beta, mix=mix, **own)
     if name == "domain":
         return lambda: optimize.domain(points=problem.points, beta=beta, n_angles=n_angles, **own)
     if name in _NEED_SCORES:
@@ -190,6 +197,7 @@ def run_methods(
     time_limit: float | None = None,
     prior: Any = 3.0,
     limits: Mapping[str, Any] | None = None,
+    mix: float = 0.5,
 ) -> list[tuple[ThresholdResult, float]]:
     """Run each method, returning ``(result, seconds)`` pairs in order.
 
@@ -204,7 +212,7 @@ def run_methods(
         if progress is not None:
             progress(name)
         # the table shows labels per object, so the predict-everything warning is silenced
-        call = quiet(_method_call(name, problem, beta, n_angles, time_limit, prior, limits))
+        call = quiet(_method_call(name, problem, beta, n_angles, time_limit, prior, limits, mix))
         start = time.perf_counter()
         result = call()
         seconds = time.perf_counter() - start
@@ -293,8 +301,9 @@ def register(subparsers: Any) -> None:
     p.add_argument(
         "--method",
         action="append",
-        choices=METHODS,
-        help="method to run (repeat for several; default: all)",
+        choices=METHODS + EXTRA_METHODS,
+        help="method to run (repeat for several; default: all but micro_macro, which "
+        "maximizes --mix x micro-F + (1 - --mix) x macro-F)",
     )
     p.add_argument(
         "--n-angles",
@@ -386,6 +395,12 @@ def register(subparsers: Any) -> None:
         metavar="C",
         help="each class predicts at most C times its tuning base rate (so at most C times "
         "the true labels per object); not with --max-predicted-rate",
+    )
+    p.add_argument(
+        "--mix",
+        type=_share,
+        default=0.5,
+        help="micro_macro's weight of micro-F, 0-1 (default 0.5)",
     )
     p.add_argument("--quiet", action="store_true", help="no progress display")
     add_common_options(p)
@@ -687,6 +702,7 @@ def _run(args: argparse.Namespace, methods: tuple[str, ...], bar: Any) -> int:
         time_limit=args.time_limit,
         prior=args.prior,
         limits=limits,
+        mix=args.mix,
     ):
         results.append((result, seconds))
     bar.advance(len(methods) - max(len(started) - 1, 0))  # the last method, and skipped ones
