@@ -29,6 +29,7 @@ from fmacro.optimize import fdelta
 from fmacro.optimize.io import RankedLists, SavedRule, read_rule
 from fmacro.optimize.rules import PerClassThresholds, TopK
 from fmacro.optimize.search.brute_force import ExactOptimum
+from fmacro.optimize.search.constraints import CutConstraints, check_constraints
 from fmacro.optimize.search.result import TuningCounts
 from fmacro.optimize.tuning.settings import TuneSettings
 from fmacro.validation import (
@@ -161,6 +162,7 @@ def _factories() -> dict[type, Callable[[], Any]]:
             SCORES, LABELS, n_resamples=20, seed=0, n_draws=100
         ),
         TuneSettings: lambda: TuneSettings(2.0, 0.0, 5.0, base_rates=np.array([0.1, 0.2, 0.3])),
+        CutConstraints: lambda: check_constraints(0.2, [0.5, 0.1, 1.0], 3),
         optimize.ExpectedPoints: lambda: optimize.expected_points(SCORES),
         optimize.ThresholdResult: lambda: optimize.per_class(SCORES, LABELS),
         TuningCounts: lambda: optimize.per_class(SCORES, LABELS).tuning,

@@ -123,13 +123,8 @@ def per_class(
         sizes; an integer weight w is the row repeated w times). Not with ``points=``.
 
     min_precision, max_predicted_rate
-        Per-class constraints on the cuts: None (default), a number in [0, 1], or one
-        per class column. Only cuts whose raw precision on these rows is at least
-        ``min_precision`` and which predict at most a share ``max_predicted_rate`` of the
-        rows are searched (the empty cut, never predicting, always is); the result's
-        bound and certificate then hold over those cuts
-        (:mod:`fmacro.optimize.search.constraints`), and ``diagnostics["constraints"]``
-        records them.
+        Per-class constraints on the cuts, as for :func:`fmacro.optimize.fixed_point`:
+        each class takes its best feasible cut.
     Returns
     -------
     ThresholdResult

@@ -691,13 +691,8 @@ def exact(
         ``class_points(scores, labels, sample_weight=...)``).
 
     min_precision, max_predicted_rate
-        Per-class constraints on the cuts: None (default), a number in [0, 1], or one
-        per class column. Only cuts whose raw precision on these rows is at least
-        ``min_precision`` and which predict at most a share ``max_predicted_rate`` of the
-        rows are searched (the empty cut, never predicting, always is); the result's
-        bound and certificate then hold over those cuts
-        (:mod:`fmacro.optimize.search.constraints`), and ``diagnostics["constraints"]``
-        records them.
+        Per-class constraints on the cuts, as for :func:`fmacro.optimize.fixed_point`:
+        the proof and bound are those of the optimum over the feasible cuts.
     Returns
     -------
     ThresholdResult

@@ -147,7 +147,7 @@ class _Fit:
     method: str
     empty_rule: str  # tune's ``unseen=``
     calibrated: bool
-    constraints: CutConstraints | None
+    constraints: CutConstraints | None = None
 
     @classmethod
     def of(cls, grid: tuple[float, ...], s: TuneSettings) -> _Fit:
