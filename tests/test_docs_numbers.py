@@ -122,3 +122,66 @@ def test_readme_bibtex_gains_are_the_block_differences() -> None:
         f"(+{over_fixed_point:.3f} over the in-sample optimum, +{over_per_class:.3f} over "
         "`per_class`)" in flat
     )
+
+
+def _deployable_section() -> str:
+    doc = DOC.read_text(encoding="utf-8")
+    return doc.split("## Thresholds people can deploy", 1)[1].split("\n## ", 1)[0]
+
+
+def _lml_results() -> tuple[str, dict]:
+    import json
+
+    bench = DOC.parents[1] / "benchmarks"
+    md = (bench / "results_vs_libmultilabel.md").read_text(encoding="utf-8")
+    record = json.loads((bench / "results_vs_libmultilabel.json").read_text(encoding="utf-8"))
+    return md, record
+
+
+def test_deployable_table_rows_are_the_libmultilabel_benchmark() -> None:
+    md, _ = _lml_results()
+    measured = {}
+    for line in md.split("## Test measures", 1)[1].splitlines():
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        if len(cells) >= 6:
+            measured[(cells[0], cells[1])] = cells[2:6]
+    rows = [ln for ln in _deployable_section().splitlines() if ln.startswith("| ")][1:]
+    assert len(rows) == 20
+    for line in rows:
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        if cells[0] == "---":
+            continue
+        assert measured[(cells[0], cells[1])] == cells[2:6], line
+
+
+def test_deployable_claims_are_the_recorded_goal_check_and_bootstrap() -> None:
+    import numpy as np
+
+    _, record = _lml_results()
+    text = _deployable_section()
+    goal = record["goal_check"]
+    # "labels per object at most 1.5x the true mean on all seven datasets, micro-F1
+    # within 0.04 of LibMultiLabel's default"
+    assert len(goal) == 7 and "all seven datasets" in text.replace("\n", " ")
+    assert max(g["deployable_ratio"] for g in goal.values()) <= 1.5
+    assert min(g["deployable_micro_minus_default"] for g in goal.values()) >= -0.04
+    # "the most: 72% on yeast, at c = 10, with micro-F1 0.13 below"
+    assert "72% on yeast, at c = 10" in text.replace("\n", " ")
+    tables = _lml_results()[0]
+    assert "| yeast | +0.054 | -26% | 1.43 | +0.005 | no | 10 | .532 | 72% | -0.132 |" in tables
+    sig = [s for s in record["significance"] if s["a"].startswith("tune(per_class)")]
+    macro = [s for s in sig if s["measure"] == "macro_f"]
+    micro = {s["dataset"]: s for s in sig if s["measure"] == "micro_f"}
+    # "no dataset significantly behind on macro-F1, none behind on both at once"
+    assert len(macro) == 7 and all(s["high"] >= 0 for s in macro)
+    assert not any(s["high"] < 0 and micro[s["dataset"]]["high"] < 0 for s in macro)
+    ahead = [s["dataset"] for s in macro if s["low"] > 0]
+    assert ahead == ["bibtex"]
+    # "F-macro above that default's on all seven (significantly on six)"
+    fm = [
+        s
+        for s in record["significance"]
+        if s["a"] == "tune, rate <= 2x base" and s["measure"] == "f_macro"
+    ]
+    assert len(fm) == 7 and all(s["difference"] > 0 for s in fm)
+    assert int(np.sum([s["low"] > 0 for s in fm])) == 6
