@@ -22,6 +22,7 @@ from hypothesis.extra import numpy as hnp
 
 from fmacro.optimize import ClassPoints, class_points, micro_macro, per_class
 from fmacro.optimize.baselines.micro_macro import check_mix, micro_macro_checked
+from fmacro.optimize.search.brute_force import _exact_point
 from fmacro.validation import MultiLabelFValidation
 from fmacro.validation.dispatch import forced
 
@@ -30,14 +31,10 @@ TOL = 1e-12
 
 def _exact_point_f(tp: float, fp: float, m: float, zd: float, b2: Fraction) -> Fraction | None:
     """A class's F_beta at one cut, exactly; None where undefined (the empty cut under nan)."""
-    hits, misses, size = Fraction(tp), Fraction(fp), Fraction(m)
-    if hits + misses == 0:
-        if math.isnan(zd):
-            return None
-        p = Fraction(int(zd))
-    else:
-        p = hits / (hits + misses)
-    r = Fraction(int(zd)) if size == 0 else hits / size
+    point = _exact_point(tp, fp, m, zd)
+    if point is None:
+        return None
+    p, r = point
     den = b2 * p + r
     return Fraction(0) if den == 0 else (1 + b2) * p * r / den
 
