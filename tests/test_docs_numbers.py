@@ -185,3 +185,25 @@ def test_deployable_claims_are_the_recorded_goal_check_and_bootstrap() -> None:
     ]
     assert len(fm) == 7 and all(s["difference"] > 0 for s in fm)
     assert int(np.sum([s["low"] > 0 for s in fm])) == 6
+
+
+def test_label_budget_table_is_the_recorded_benchmark() -> None:
+    bench = (DOC.parents[1] / "benchmarks" / "results_label_budget.md").read_text(encoding="utf-8")
+    recorded = {}
+    for line in bench.splitlines():
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        if len(cells) == 6 and cells[1] in ("1", "3", "5"):
+            recorded[(cells[0], cells[1], cells[2])] = cells[3]
+    columns = (
+        "(a) `per_class` + cap",
+        '(b) `tune(method="per_class")` + cap',
+        "(b) `tune` + cap",
+        "(c) top-k",
+        "(d) xCOLUMNs BCA macro-F1@k (test probabilities)",
+    )
+    section = DOC.read_text(encoding="utf-8").split("**Does tuning knowing the cap help?**")[1]
+    rows = [ln for ln in section.split("\n\n")[1].splitlines() if ln.startswith("| ")][1:]
+    assert len(rows) == 9
+    for line in rows:
+        data, k, *values = (c.strip() for c in line.strip("|").split("|"))
+        assert values == [recorded[(data, k, name)] for name in columns], line
