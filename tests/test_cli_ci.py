@@ -52,7 +52,7 @@ def test_evaluate_ci_json_holds_the_intervals_of_the_api(
     )
     assert code == 0
     payload = json.loads(out)
-    boot = MultiFValidation.from_predictions(y, a).bootstrap(300, seed=5)
+    boot = MultiFValidation.from_predictions(y, a, keep_outcomes=True).bootstrap(300, seed=5)
     intervals = payload["intervals"]
     assert intervals["level"] == 0.9 and intervals["seed"] == 5 and intervals["n_resamples"] == 300
     assert tuple(intervals["measures"]["f_macro"][k] for k in ("low", "high")) == boot.interval(
@@ -67,7 +67,7 @@ def test_evaluate_ci_prints_each_measure_with_its_interval(
     fy, fa, _, y, a, _ = _labels(tmp_path)
     code, out, _ = run(capsys, "evaluate", str(fy), str(fa), "--ci", "0.95", "--seed", "1")
     assert code == 0
-    boot = MultiFValidation.from_predictions(y, a).bootstrap(1000, seed=1)
+    boot = MultiFValidation.from_predictions(y, a, keep_outcomes=True).bootstrap(1000, seed=1)
     low, high = boot.interval("f_macro")
     line = next(s for s in out.splitlines() if s.startswith("f_macro "))
     assert line.split()[1:] == [f"{boot.estimate('f_macro'):.4f}", f"{low:.4f}", f"{high:.4f}"]

@@ -40,11 +40,13 @@ def test_bootstrap_compare_and_the_interval_leave_inputs_unchanged() -> None:
     read_only.flags.writeable = False
     arrays = (y, a, b, Y, P, S, read_only)
     before = _snapshot(*arrays)
-    boot = MultiFValidation.from_predictions(y, a).bootstrap(50, seed=0)
+    boot = MultiFValidation.from_predictions(y, a, keep_outcomes=True).bootstrap(50, seed=0)
     assert boot.interval("f_macro")[0] <= boot.interval("f_macro")[1]
-    BinFValidation.from_predictions(y == 1, a == 1).bootstrap(50, seed=0)
-    MultiLabelFValidation.from_predictions(Y, P).bootstrap(50, seed=0)
-    MultiLabelFValidation.from_predictions(sp.csr_matrix(Y), sp.csr_matrix(P)).bootstrap(20)
+    BinFValidation.from_predictions(y == 1, a == 1, keep_outcomes=True).bootstrap(50, seed=0)
+    MultiLabelFValidation.from_predictions(Y, P, keep_outcomes=True).bootstrap(50, seed=0)
+    MultiLabelFValidation.from_predictions(
+        sp.csr_matrix(Y), sp.csr_matrix(P), keep_outcomes=True
+    ).bootstrap(20)
     compare(y, a, b, n_resamples=50, seed=0)
     compare(Y, P, Y, n_resamples=50, seed=0)
     with warnings.catch_warnings():

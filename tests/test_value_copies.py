@@ -102,12 +102,14 @@ def _factories() -> dict[type, Callable[[], Any]]:
         validation.SampleCounts: lambda: (
             MultiLabelFValidation.from_predictions(LABELS, LABELS[::-1]).sample_counts
         ),
-        BinFValidation: lambda: BinFValidation.from_predictions([1, 0, 1, 1], [1, 1, 0, 1]),
+        BinFValidation: lambda: BinFValidation.from_predictions(
+            [1, 0, 1, 1], [1, 1, 0, 1], keep_outcomes=True
+        ),
         MultiFValidation: lambda: _with_caches(
-            MultiFValidation.from_predictions([0, 1, 2, 2], [0, 2, 2, 1])
+            MultiFValidation.from_predictions([0, 1, 2, 2], [0, 2, 2, 1], keep_outcomes=True)
         ),
         MultiLabelFValidation: lambda: _with_caches(
-            MultiLabelFValidation.from_predictions(LABELS, LABELS[::-1])
+            MultiLabelFValidation.from_predictions(LABELS, LABELS[::-1], keep_outcomes=True)
         ),
         Table: lambda: Table("labels.csv", (("y_true", "y_pred"), ("a", "b")), (1, 2), ","),
         LabelPair: _label_pair,
@@ -141,16 +143,22 @@ def _factories() -> dict[type, Callable[[], Any]]:
         ),
         optimize.SmoothedPoints: lambda: optimize.smooth_points(points),
         BinaryOutcomes: lambda: (
-            BinFValidation.from_predictions([1, 0, 1, 1], [1, 1, 0, 1]).outcomes
+            BinFValidation.from_predictions([1, 0, 1, 1], [1, 1, 0, 1], keep_outcomes=True).outcomes
         ),
         ClassOutcomes: lambda: (
-            MultiFValidation.from_predictions([0, 1, 2, 2], [0, 2, 2, 1]).outcomes
+            MultiFValidation.from_predictions(
+                [0, 1, 2, 2], [0, 2, 2, 1], keep_outcomes=True
+            ).outcomes
         ),
         LabelOutcomes: lambda: (
-            MultiLabelFValidation.from_predictions(LABELS, LABELS[::-1]).outcomes
+            MultiLabelFValidation.from_predictions(
+                LABELS, LABELS[::-1], keep_outcomes=True
+            ).outcomes
         ),
         validation.BootstrapResult: lambda: _with_caches(
-            MultiFValidation.from_predictions([0, 1, 2, 2], [0, 2, 2, 1]).bootstrap(20, seed=0)
+            MultiFValidation.from_predictions(
+                [0, 1, 2, 2], [0, 2, 2, 1], keep_outcomes=True
+            ).bootstrap(20, seed=0)
         ),
         validation.Comparison: lambda: validation.compare(
             [0, 1, 2, 2], [0, 2, 2, 1], [0, 1, 2, 2], n_resamples=20, seed=0

@@ -52,6 +52,7 @@ def workflows(draw: Any) -> dict[str, Any]:
     y_fit = (rng.random((n_fit, m)) < 0.4).astype(np.int64)
     y_fit[0] = 1  # every class has a positive to tune on
     y_test = (rng.random((n_test, m)) < 0.4).astype(np.int64)
+    y_test[0, 0] = 1  # a positive to score (evaluate_thresholds refuses labels without any)
     return {
         "names": names,
         "fit": (s_fit, y_fit),

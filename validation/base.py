@@ -83,8 +83,9 @@ class ValidationBase:
         ``"poisson"`` (default: each object drawn Poisson(1) times, keyed on (seed,
         object position), so pooled chunks give the in-memory result bit for bit) or
         ``"multinomial"`` (the classic bootstrap). ``seed=None`` draws a seed, recorded
-        on the result. Needs the per-object outcomes a validation built from predictions
-        keeps (see :mod:`fmacro.validation.bootstrap`, docs/uncertainty.md).
+        on the result. Needs the per-object outcomes a validation keeps when built with
+        ``keep_outcomes=True`` (see :mod:`fmacro.validation.bootstrap`,
+        docs/uncertainty.md).
         """
         from fmacro.validation.bootstrap import bootstrap
 

@@ -53,7 +53,7 @@ def _binary_counts(
     *,
     n: int | None = None,
     sample_weight: Any = None,
-    keep_outcomes: bool = True,
+    keep_outcomes: bool = False,
 ) -> tuple[Counts, BinaryOutcomes | None]:
     """Count TP/FP/FN/TN; labels must take at most two values, one being ``positive``.
 
@@ -142,8 +142,11 @@ class BinFValidation(ValidationBase):
         One non-negative weight per observation (as in scikit-learn): each observation
         counts its weight, and the counts become floats. ``None``: every one counts 1.
     keep_outcomes
-        Keep each observation's outcome (1 byte each, 9 with weights) so that
-        :meth:`bootstrap` can resample them (default); ``False`` keeps the counts only.
+        ``True``: also keep each observation's outcome (1 byte each, 9 with weights) so
+        that :meth:`bootstrap` can resample them. ``False`` (default): the counts only,
+        at the speed of counting alone (the record is another pass over the data,
+        which costs more than the counts on large inputs: benchmarks/results_validation.md
+        times both).
 
     Examples
     --------
@@ -177,7 +180,7 @@ class BinFValidation(ValidationBase):
         zero_division: float = 0.0,
         batched: bool = False,
         sample_weight: Any = None,
-        keep_outcomes: bool = True,
+        keep_outcomes: bool = False,
     ) -> None:
         beta = check_beta(beta)
         zero_division = check_zero_division(zero_division)
@@ -210,7 +213,7 @@ class BinFValidation(ValidationBase):
         beta: float = 1.0,
         zero_division: float = 0.0,
         sample_weight: Any = None,
-        keep_outcomes: bool = True,
+        keep_outcomes: bool = False,
     ) -> BinFValidation:
         """Validation of given predictions (no ``predict`` needed).
 
@@ -218,8 +221,9 @@ class BinFValidation(ValidationBase):
         With pandas categorical labels of two categories, the default ``positive=1``
         (when 1 is not a category) means the second category, as scikit-learn's
         ``pos_label`` for two classes; a ``positive`` that is not a category is refused.
-        ``keep_outcomes=False``: keep only the counts, not each object's outcome (a
-        little faster and smaller; such a validation cannot be bootstrapped).
+        ``keep_outcomes=True``: also keep each object's outcome, for :meth:`bootstrap`
+        (default ``False``: the counts only, faster; such a validation cannot be
+        bootstrapped).
 
         Examples
         --------

@@ -46,6 +46,7 @@ from fmacro.validation import measures
 from fmacro.validation._kernels.bootstrap import (
     binary_outcome_codes,
     label_outcome_entries,
+    label_outcome_entries_csr,
     resample_keys,
     resampled_tables,
 )
@@ -221,22 +222,30 @@ class LabelOutcomes:
 
         n_labels = expected.shape[1]
         if is_sparse(expected):
-            both = (expected.astype(np.int8) + 2 * predicted.astype(np.int8)).tocsr()
-            both.sum_duplicates()
-            both.eliminate_zeros()
-            indptr = np.asarray(both.indptr, dtype=np.int64)
-            labels = np.asarray(both.indices, dtype=np.int64)
-            values = np.asarray(both.data)
-        else:
-            t, p = np.ascontiguousarray(expected), np.ascontiguousarray(predicted)
+            t, p = _sorted_csr(expected), _sorted_csr(predicted)
             if per_row is None:
-                per_row = np.count_nonzero((t != 0) | (p != 0), axis=1)
+                both = t.astype(bool) + p.astype(bool)  # bool: one entry per position
+                both.eliminate_zeros()
+                per_row = np.diff(both.indptr)
             indptr = np.zeros(t.shape[0] + 1, dtype=np.int64)
             np.cumsum(per_row, out=indptr[1:])
-            return cls(indptr, label_outcome_entries(t, p, indptr), n_labels)
-        # value 3 = both (TP, kind 0), 2 = predicted only (FP, 1), 1 = expected only (FN, 2)
-        kind = 3 - values.astype(np.int64)
-        return cls(indptr, kind * n_labels + labels, n_labels)
+            entries = label_outcome_entries_csr(
+                np.asarray(t.indptr),
+                np.asarray(t.indices),
+                np.asarray(t.data),
+                np.asarray(p.indptr),
+                np.asarray(p.indices),
+                np.asarray(p.data),
+                indptr,
+                np.int64(n_labels),
+            )
+            return cls(indptr, entries, n_labels)
+        t, p = np.ascontiguousarray(expected), np.ascontiguousarray(predicted)
+        if per_row is None:
+            per_row = np.count_nonzero((t != 0) | (p != 0), axis=1)
+        indptr = np.zeros(t.shape[0] + 1, dtype=np.int64)
+        np.cumsum(per_row, out=indptr[1:])
+        return cls(indptr, label_outcome_entries(t, p, indptr), n_labels)
 
     @property
     def n_objects(self) -> int:
@@ -254,6 +263,12 @@ class LabelOutcomes:
 
 
 Outcomes = BinaryOutcomes | ClassOutcomes | LabelOutcomes
+
+
+def _sorted_csr(matrix: Any) -> Any:
+    """``matrix`` as CSR with sorted indices (a copy only when they are not)."""
+    csr = matrix.tocsr()
+    return csr if csr.has_sorted_indices else csr.sorted_indices()
 
 
 def join_outcomes(a: Outcomes | None, b: Outcomes | None) -> Any:
@@ -365,10 +380,10 @@ def bootstrap(
     record = getattr(validation, "outcomes", None)
     if record is None:
         raise ValueError(
-            f"this {type(validation).__name__} keeps no per-object outcomes (it was built "
-            "from counts, a confusion matrix or by a numba-jitted predict), so it cannot be "
-            "resampled; build it with from_predictions(expected, predicted, ...) or with a "
-            "Python predict to bootstrap it"
+            f"this {type(validation).__name__} keeps no per-object outcomes, so it cannot "
+            "be resampled: build it with keep_outcomes=True (from_predictions(expected, "
+            "predicted, keep_outcomes=True), or with a Python predict); validations built "
+            "from counts, a confusion matrix or a numba-jitted predict never keep them"
         )
     indptr, slots, n_slots = record.slots()
     if n_resamples * n_slots * 8 > TABLES_MAX_BYTES:
@@ -425,7 +440,8 @@ class BootstrapResult:
     Examples
     --------
     >>> from fmacro.validation import BinFValidation
-    >>> v = BinFValidation.from_predictions([1, 1, 0, 0] * 25, [1, 0, 0, 1] * 25)
+    >>> e, p = [1, 1, 0, 0] * 25, [1, 0, 0, 1] * 25
+    >>> v = BinFValidation.from_predictions(e, p, keep_outcomes=True)
     >>> b = v.bootstrap(200, seed=7)
     >>> low, high = b.interval("f1")
     >>> bool(low <= v.f1 <= high)

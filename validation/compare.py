@@ -195,7 +195,12 @@ def compare(
             f"measure must be a scalar measure of a {kind} validation, one of "
             f"{', '.join(scalars)}; got {measure!r}"
         )
-    options = {"beta": beta, "zero_division": zero_division, "sample_weight": sample_weight}
+    options = {
+        "beta": beta,
+        "zero_division": zero_division,
+        "sample_weight": sample_weight,
+        "keep_outcomes": True,  # the resamples need each object's outcome
+    }
     va, vb = _validations(expected, predicted_a, predicted_b, kind, options, classes, positive)
     boot_a = va.bootstrap(n_resamples, seed=seed, method=method)
     boot_b = vb.bootstrap(n_resamples, seed=seed, method=method)

@@ -425,32 +425,26 @@ def validation_for(
     zero_division: float = 0.0,
     positive: Any = 1,
     classes: Sequence[ClassName] | None = None,
+    keep_outcomes: bool = False,
 ) -> BinFValidation | MultiFValidation | MultiLabelFValidation:
     """Build the validation that fits the labels (or the given ``kind``).
 
     ``classes`` names the columns of multi-label indicator matrices (as
     :attr:`LabelPair.classes`); the other kinds take their classes from the labels.
+    ``keep_outcomes=True`` keeps each object's outcome, for ``bootstrap``.
     """
     kind = kind or infer_kind(expected, predicted)
+    options: dict[str, Any] = {
+        "beta": beta,
+        "zero_division": zero_division,
+        "keep_outcomes": keep_outcomes,
+    }
     if kind == "binary":
         # No reshape: a 2-D indicator matrix is refused, an (n, 1) column accepted.
-        return BinFValidation.from_predictions(
-            expected,
-            predicted,
-            positive=positive,
-            beta=beta,
-            zero_division=zero_division,
-        )
+        return BinFValidation.from_predictions(expected, predicted, positive=positive, **options)
     if kind == "multiclass":
-        return MultiFValidation.from_predictions(
-            expected, predicted, beta=beta, zero_division=zero_division
-        )
+        return MultiFValidation.from_predictions(expected, predicted, **options)
     if kind == "multilabel":
-        return MultiLabelFValidation.from_predictions(
-            expected,
-            predicted,
-            labels=None if classes is None else list(classes),
-            beta=beta,
-            zero_division=zero_division,
-        )
+        labels = None if classes is None else list(classes)
+        return MultiLabelFValidation.from_predictions(expected, predicted, labels=labels, **options)
     raise ValueError(f"kind must be 'binary', 'multiclass' or 'multilabel', got {kind!r}")

@@ -85,7 +85,7 @@ def _count(
     *,
     n: int | None = None,
     sample_weight: Any = None,
-    keep_outcomes: bool = True,
+    keep_outcomes: bool = False,
 ) -> tuple[ConfusionMatrix | SparseConfusionMatrix, ClassOutcomes | None]:
     """Confusion matrix of two label vectors; ``n`` is their length if already checked.
 
@@ -216,7 +216,7 @@ class MultiFValidation(ClassAverages, ValidationBase):
         zero_division: float = 0.0,
         batched: bool = False,
         sample_weight: Any = None,
-        keep_outcomes: bool = True,
+        keep_outcomes: bool = False,
     ) -> None:
         if predict is None:
             raise TypeError(
@@ -262,7 +262,7 @@ class MultiFValidation(ClassAverages, ValidationBase):
         beta: float = 1.0,
         zero_division: float = 0.0,
         sample_weight: Any = None,
-        keep_outcomes: bool = True,
+        keep_outcomes: bool = False,
     ) -> MultiFValidation:
         """Validation of given predictions.
 
@@ -271,8 +271,9 @@ class MultiFValidation(ClassAverages, ValidationBase):
         ``expected`` and ``predicted``; pass ``classes`` to include classes that never
         occur or to fix the order. ``sample_weight``: one non-negative weight per
         observation (float counts).
-        ``keep_outcomes=False``: keep only the counts, not each object's outcome (a
-        little faster and smaller; such a validation cannot be bootstrapped).
+        ``keep_outcomes=True``: also keep each object's outcome, for :meth:`bootstrap`
+        (default ``False``: the counts only, faster; such a validation cannot be
+        bootstrapped).
 
         Examples
         --------

@@ -197,7 +197,7 @@ def _count(
     *,
     n: int | None = None,
     sample_weight: Any = None,
-    keep_outcomes: bool = True,
+    keep_outcomes: bool = False,
 ) -> tuple[ClassCounts, SampleCounts, LabelOutcomes | None]:
     """Counts of two indicator matrices; ``n`` is their row count if already checked.
 
@@ -323,7 +323,7 @@ class MultiLabelFValidation(ClassAverages, ValidationBase):
         zero_division: float = 0.0,
         batched: bool = False,
         sample_weight: Any = None,
-        keep_outcomes: bool = True,
+        keep_outcomes: bool = False,
     ) -> None:
         beta = check_beta(beta)
         zero_division = check_zero_division(zero_division)
@@ -366,7 +366,7 @@ class MultiLabelFValidation(ClassAverages, ValidationBase):
         beta: float = 1.0,
         zero_division: float = 0.0,
         sample_weight: Any = None,
-        keep_outcomes: bool = True,
+        keep_outcomes: bool = False,
     ) -> MultiLabelFValidation:
         """Validation of given (N, L) 0/1 indicator matrices (numpy, pandas or scipy.sparse).
 
@@ -375,8 +375,9 @@ class MultiLabelFValidation(ClassAverages, ValidationBase):
         ``sample_weight``: one non-negative weight per row; label counts become sums of
         weights and the example-based measures weighted means. ``labels=None`` names the
         labels by the columns of DataFrame inputs (else ``0..L-1``).
-        ``keep_outcomes=False``: keep only the counts, not each object's outcome (a
-        little faster and smaller; such a validation cannot be bootstrapped).
+        ``keep_outcomes=True``: also keep each object's outcome, for :meth:`bootstrap`
+        (default ``False``: the counts only, faster; such a validation cannot be
+        bootstrapped).
 
         Examples
         --------

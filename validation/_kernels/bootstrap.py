@@ -271,3 +271,46 @@ def label_outcome_entries(t: Any, p: Any, indptr: Any) -> Any:  # pragma: no cov
                 entries[at] = kind * n_labels + j
                 at += 1
     return entries
+
+
+@kernel(cache=True)
+def label_outcome_entries_csr(
+    t_indptr: Any,
+    t_indices: Any,
+    t_data: Any,
+    p_indptr: Any,
+    p_indices: Any,
+    p_data: Any,
+    indptr: Any,
+    n_labels: Any,
+) -> Any:  # pragma: no cover - compiled
+    """:func:`label_outcome_entries` of two checked CSR 0/1 matrices with sorted indices
+    (stored zeros skipped): one merge of each row's two index lists, the same entries in
+    the same order (labels ascending within a row)."""
+    n = indptr.size - 1
+    entries = np.empty(indptr[n], dtype=np.int32)
+    for i in range(n):
+        at = indptr[i]
+        a, a_end = t_indptr[i], t_indptr[i + 1]
+        b, b_end = p_indptr[i], p_indptr[i + 1]
+        while a < a_end or b < b_end:
+            if a < a_end and t_data[a] == 0:
+                a += 1
+                continue
+            if b < b_end and p_data[b] == 0:
+                b += 1
+                continue
+            ja = t_indices[a] if a < a_end else n_labels
+            jb = p_indices[b] if b < b_end else n_labels
+            if ja == jb:  # TP
+                entries[at] = ja
+                a += 1
+                b += 1
+            elif ja < jb:  # FN: expected only
+                entries[at] = 2 * n_labels + ja
+                a += 1
+            else:  # FP: predicted only
+                entries[at] = n_labels + jb
+                b += 1
+            at += 1
+    return entries

@@ -330,6 +330,7 @@ def _run_evaluate(args: argparse.Namespace) -> int:
         zero_division=args.zero_division,
         positive=_positive_label(args.positive, expected) if kind == "binary" else 1,
         classes=pair.classes,
+        keep_outcomes=args.ci is not None,  # the intervals resample each object's outcome
     )
     boot = None
     if args.ci is not None:

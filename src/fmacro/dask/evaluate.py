@@ -4,10 +4,10 @@
 with dense or scipy-sparse chunks) or dask Series/DataFrame columns. Each pair of chunks
 is counted where it lives with fmacro's kernels (``*.from_predictions``); the per-chunk
 validations are added with ``+`` in a tree of fan-in 8 that keeps chunk order (the
-example-based counts of a multi-label validation are per row). Only the counts (and each
-object's compact outcome, which ``bootstrap`` resamples) reach the client, and the result
-equals the in-memory validation of the whole data by value; its ``bootstrap`` equals the
-in-memory one bit for bit, as chunk order is kept.
+example-based counts of a multi-label validation are per row). Only the counts (and, with
+``keep_outcomes=True``, each object's compact outcome, which ``bootstrap`` resamples) reach
+the client, and the result equals the in-memory validation of the whole data by value; its
+``bootstrap`` equals the in-memory one bit for bit, as chunk order is kept.
 """
 
 from __future__ import annotations
@@ -145,12 +145,17 @@ class _CountChunk:
     labels: tuple[Hashable, ...] | None
     beta: float
     zero_division: float
+    keep_outcomes: bool = False
 
     def __call__(self, expected: Any, predicted: Any) -> Validation | None:
         e, p = _plain(expected), _plain(predicted)
         if _rows(e) == 0 and _rows(p) == 0:
             return None
-        options: dict[str, Any] = {"beta": self.beta, "zero_division": self.zero_division}
+        options: dict[str, Any] = {
+            "beta": self.beta,
+            "zero_division": self.zero_division,
+            "keep_outcomes": self.keep_outcomes,
+        }
         if self.kind == "binary":
             return BinFValidation.from_predictions(e, p, positive=self.positive, **options)
         if self.kind == "multiclass":
@@ -228,6 +233,7 @@ def evaluate(
     beta: float = 1.0,
     zero_division: float = 0.0,
     scheduler: Any = None,
+    keep_outcomes: bool = False,
 ) -> Validation:
     """Validation of dask-held predictions, counted on the workers.
 
@@ -261,6 +267,10 @@ def evaluate(
         or pass ``labels=list(frame.columns)``.)
     beta, zero_division
         As in the validations.
+    keep_outcomes
+        ``True``: the workers also send each object's compact outcome, so that the
+        result's ``bootstrap`` works (and equals the in-memory one bit for bit); default
+        ``False``: counts only, as ``from_predictions``.
     scheduler
         Passed to ``dask.compute``; ``None`` uses dask's current scheduler (the default
         ``distributed.Client`` once one exists).
@@ -313,7 +323,13 @@ def evaluate(
         found = find_classes(expected, predicted, scheduler=scheduler) if classes is None else None
         class_labels, _ = resolve_classes(found if classes is None else classes)
     count = _CountChunk(
-        kind, class_labels, positive, None if labels is None else tuple(labels), b, zd
+        kind,
+        class_labels,
+        positive,
+        None if labels is None else tuple(labels),
+        b,
+        zd,
+        bool(keep_outcomes),
     )
     e_chunks, p_chunks = _chunk_pairs(expected, predicted)
     per_chunk = [
