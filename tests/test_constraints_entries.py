@@ -144,3 +144,19 @@ def test_cli_micro_macro_equals_the_library(tmp_path):
     want = optimize.micro_macro(scores, Y, mix=0.25)
     assert row["method"] == "micro_macro"
     assert row["f_macro"] == pytest.approx(want.f, abs=1e-12)
+
+
+def test_a_labelled_series_is_refused_not_read_by_position():
+    import pandas as pd
+
+    scores = pd.DataFrame(X[:, :4], columns=["a", "b", "c", "d"])
+    labels = pd.DataFrame(Y, columns=["a", "b", "c", "d"])
+    caps = pd.Series({"d": 0.1, "c": 0.2, "b": 0.3, "a": 0.4})
+    with pytest.raises(TypeError, match="matched to the class columns by position"):
+        optimize.fixed_point(scores, labels, max_predicted_rate=caps)
+    ordered = caps[list(scores.columns)].to_numpy()
+    res = optimize.fixed_point(scores, labels, max_predicted_rate=ordered)
+    assert res.diagnostics["constraints"]["max_predicted_rate"] == [0.4, 0.3, 0.2, 0.1]
+    # a Series from a plain list (index 0..n-1) is positional by construction
+    plain = optimize.fixed_point(scores, labels, max_predicted_rate=pd.Series(ordered))
+    assert plain.thresholds.tolist() == res.thresholds.tolist()

@@ -105,6 +105,14 @@ def _per_column(value: Any, n_columns: int, name: str, default: float) -> NDArra
         return np.full(n_columns, default)
     if isinstance(value, (bool, np.bool_, str, bytes)):
         raise TypeError(f"{name} must be a number in [0, 1] or one per class column, got {value!r}")
+    index = getattr(value, "index", None) if hasattr(value, "iloc") else None  # pandas
+    if index is not None and not _positional(index, n_columns):
+        # a labelled Series would be read by position, not matched to the columns by name
+        raise TypeError(
+            f"{name}: a pandas Series with a labelled index would be matched to the class "
+            "columns by position, not by its labels; pass "
+            f"{name}=series[list(scores.columns)].to_numpy() (the scores' column order)"
+        )
     try:
         arr = np.array(value, dtype=np.float64)
     except (TypeError, ValueError):
@@ -125,6 +133,14 @@ def _per_column(value: Any, n_columns: int, name: str, default: float) -> NDArra
         j = int(np.flatnonzero(bad)[0])
         raise ValueError(f"{name} must lie in [0, 1], got {arr[j]!r} for column {j}")
     return arr
+
+
+def _positional(index: Any, n: int) -> bool:
+    """Whether a pandas index is 0, 1, ..., n - 1 (a Series built from a plain list)."""
+    try:
+        return bool(np.array_equal(np.asarray(index), np.arange(n)))
+    except (TypeError, ValueError):
+        return False
 
 
 def check_constraints(
