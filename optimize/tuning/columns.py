@@ -108,6 +108,8 @@ class WalkedColumns:
         phis: Sequence[float],
         settings: TuneSettings,
     ) -> NDArray[np.float64]:
+        if settings.constraints is not None:  # tune sends constrained calls to every cut
+            raise AssertionError("the walks choose among every cut, not the feasible ones")
         return empty_thresholds(
             self.inputs,
             columns,
