@@ -4,7 +4,8 @@ An estimator's ``predict_proba`` or ``decision_function`` output as one float64 
 column per class (:func:`multilabel_scores`, :func:`multiclass_scores`), and the label
 columns of a DataFrame ``y`` (:func:`frame_columns`), checked against the fitted ones by
 :mod:`fmacro.validation.names` (:func:`check_label_columns`). Internal:
-:mod:`fmacro.optimize.sklearn` is its only user.
+:mod:`fmacro.optimize.sklearn` and the displays' ``from_estimator``
+(:mod:`fmacro.optimize.plot._columns`) are its only users.
 """
 
 from __future__ import annotations

@@ -100,9 +100,8 @@ class FMacroThresholdClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimat
     out-of-fold scores with ``method``, and (3) refits ``estimator`` on all the data.
     ``predict`` thresholds the refitted estimator's scores.
 
-    Objectives
-    ----------
-    ``objective="auto"`` (default) picks what users of each target type expect:
+    **Objectives.** ``objective="auto"`` (default) picks what users of each target type
+    expect:
 
     ========================  ==============  ==============================================
     target                    ``"auto"`` is   maximized on the out-of-fold scores
@@ -122,8 +121,8 @@ class FMacroThresholdClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimat
     pooled ranking of every (sample, label) score). F-macro is not macro-F: see
     docs/glossary.md.
 
-    Targets
-    -------
+    **Targets.**
+
     Multi-label (2-D 0/1 indicator ``y``, shape ``(n_samples, n_labels)``)
         Each label column gets a threshold; ``predict`` returns the indicator matrix
         ``score >= threshold`` (same dtype as the ``y`` given to ``fit``; the numpy
@@ -289,9 +288,9 @@ class FMacroThresholdClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimat
     n_tuning_samples_ : int
         Number of out-of-fold score rows the thresholds were tuned on.
 
-    Metadata routing
-    ----------------
-    With scikit-learn's metadata routing enabled
+    Notes
+    -----
+    **Metadata routing.** With scikit-learn's metadata routing enabled
     (``sklearn.set_config(enable_metadata_routing=True)``) this estimator is a router
     and a consumer, as ``TunedThresholdClassifierCV`` and ``CalibratedClassifierCV``:
     ``fit`` uses ``sample_weight`` itself for the threshold search and routes to
@@ -305,8 +304,6 @@ class FMacroThresholdClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimat
     default), ``fit``'s parameters, ``sample_weight`` included, go to every
     ``estimator.fit``, and ``sample_weight`` weights the search.
 
-    Notes
-    -----
     Cost: ``n_splits + 1`` fits of ``estimator`` (``n_splits`` with ``refit=False``)
     plus one threshold search, ``O(N L log N)`` for ``N`` samples and ``L`` classes.
     The first search in a process compiles fmacro's numba kernels (a few seconds,

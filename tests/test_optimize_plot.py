@@ -540,7 +540,7 @@ def test_precision_recall_display_hand_example() -> None:
     assert at.chosen == 2 and at.operating_point[:2] == pytest.approx((1 / 3, 1 / 2))
     assert PrecisionRecallDisplay.from_scores(SCORES, LABELS, 1, threshold=np.inf).chosen == 0
     assert PrecisionRecallDisplay.from_scores(SCORES, LABELS, 1, threshold=-np.inf).chosen == 5
-    with pytest.raises(ValueError, match="column 2 is not among the searched classes"):
+    with pytest.raises(ValueError, match="column 2 is out of range: scores has 2 columns"):
         PrecisionRecallDisplay.from_scores(SCORES, LABELS, column=2)
 
 

@@ -3,8 +3,13 @@
 For users, in scikit-learn's Display pattern (compute with ``from_...``, draw with
 ``.plot(ax=None)``; :mod:`fmacro.optimize.plot.displays`):
 :class:`PrecisionRecallDisplay` (a class's precision-recall curve with the chosen
-threshold), :class:`FThresholdDisplay` (F against threshold), :class:`ConfusionMatrixDisplay`
-(multiclass heat map) and :class:`FoldScoresDisplay` (cross-validation folds).
+threshold and its average precision), :class:`FThresholdDisplay` (F against threshold),
+:class:`ConfusionMatrixDisplay` (multiclass heat map), :class:`MultilabelConfusionDisplay`
+(a grid of per-label 2x2 matrices; :mod:`fmacro.optimize.plot.grid`) and
+:class:`FoldScoresDisplay` (cross-validation folds). The two curve displays are built
+``from_result``, ``from_scores``, ``from_estimator`` (a fitted classifier; an
+``FMacroThresholdClassifier`` marks its tuned threshold) or ``from_predictions``, and take
+their class as ``column=``, a class name or an index.
 
 The research figures below are grouped, with plain-language captions, in
 :mod:`fmacro.optimize.plot.diagnostics`, each in the same pattern too
@@ -63,6 +68,7 @@ from fmacro.optimize.plot.displays import (
 )
 from fmacro.optimize.plot.domain import DomainDisplay, plot_domain
 from fmacro.optimize.plot.folds import plot_fold_scores
+from fmacro.optimize.plot.grid import MultilabelConfusionDisplay
 from fmacro.optimize.plot.localization import LocalizationDisplay, plot_localization
 from fmacro.optimize.plot.points import ClassPointsDisplay, plot_class_points
 from fmacro.optimize.plot.save import PLOT_FILES as PLOT_FILES
@@ -76,6 +82,7 @@ __all__ = [
     "FThresholdDisplay",
     "FoldScoresDisplay",
     "LocalizationDisplay",
+    "MultilabelConfusionDisplay",
     "PrecisionRecallDisplay",
     "diagnostics",
     "plot_argv",
