@@ -10,7 +10,8 @@
   estimator), :mod:`~fmacro.optimize.synthetic` (generators), :mod:`~fmacro.optimize.plot`,
   :mod:`~fmacro.optimize.fdelta` (F-score perceptron training),
   :mod:`~fmacro.optimize.uncertainty` (:func:`held_out_interval`: an interval for the F-macro
-  tuned thresholds reach on new data).
+  tuned thresholds reach on new data), :mod:`~fmacro.optimize.comparison`
+  (:func:`compare_methods`: several methods' held-out measures side by side).
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from fmacro.optimize.baselines import (
     proportional,
     top_k,
 )
+from fmacro.optimize.comparison import MethodComparison, compare_methods
 from fmacro.optimize.evaluation import MacroEvaluation, evaluate_thresholds, f_macro
 from fmacro.optimize.io import RankedLists, read_ranked_lists
 from fmacro.optimize.search import (
@@ -75,6 +77,7 @@ __all__ = [
     "HeldOutInterval",
     "LocalizeResult",
     "MacroEvaluation",
+    "MethodComparison",
     "SmoothedPoints",
     "Sweep",
     "ThresholdResult",
@@ -84,6 +87,7 @@ __all__ = [
     "brute_force_exact",
     "class_hulls",
     "class_points",
+    "compare_methods",
     "coordinate_ascent",
     "cuts_for_thresholds",
     "cyclic",

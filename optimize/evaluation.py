@@ -114,6 +114,12 @@ class MacroEvaluation:
         return mean_defined(self.class_f[self.class_index])
 
     @property
+    def micro_f(self) -> float:
+        """F_beta of the counts pooled over every column (micro-F; 0/0 -> ``zero_division``)."""
+        tp, fp, fn = self.tp.sum(), self.fp.sum(), (self.support - self.tp).sum()
+        return float(f_beta_from_counts(tp, fp, fn, self.beta, self.zero_division))
+
+    @property
     def predicted(self) -> NDArray[Any]:
         """Predicted objects per column: ``tp + fp`` (their weight when weighted)."""
         return self.tp + self.fp

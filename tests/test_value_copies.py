@@ -141,6 +141,9 @@ def _factories() -> dict[type, Callable[[], Any]]:
         optimize.MacroEvaluation: lambda: optimize.evaluate_thresholds(
             SCORES, LABELS, [0.5, 0.5, 0.5]
         ),
+        optimize.MethodComparison: lambda: optimize.compare_methods(
+            SCORES, LABELS, SCORES[::-1], LABELS[::-1], methods=("per_class", "top_k")
+        ),
         optimize.SmoothedPoints: lambda: optimize.smooth_points(points),
         BinaryOutcomes: lambda: (
             BinFValidation.from_predictions([1, 0, 1, 1], [1, 1, 0, 1], keep_outcomes=True).outcomes

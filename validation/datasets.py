@@ -33,6 +33,19 @@ Never relative to the working directory. :func:`load_dataset` reads a dataset fr
 A folder holds either the dataset's files directly or a subfolder per dataset
 (``<folder>/yeast/yeast-train.arff.gz``, as the Mulan archives unpack).
 :func:`data_dir` says which directory holds a dataset.
+
+pandas
+------
+``as_frame=True`` (or :meth:`ArffData.to_frames`) gives pandas DataFrames: the features
+with the ARFF attribute names as columns (float64), the labels with the dataset's label
+names as columns (int64 0/1, the dtype of the arrays), both with a ``RangeIndex``. Given
+to fmacro's threshold methods or :class:`~fmacro.optimize.sklearn.FMacroThresholdClassifier`,
+the label columns name the results' classes. With ``sparse=True`` the columns are pandas
+sparse columns (``pd.DataFrame.sparse.from_spmatrix``: ``Sparse[float64, 0.0]`` and
+``Sparse[int64, 0]``, storing only the non-zeros; ``X.sparse.to_coo().tocsr()`` gives the
+CSR matrix back). fmacro's functions take them; scikit-learn estimators that need dense
+data refuse sparse DataFrames, as they refuse CSR matrices. pandas is optional: imported
+only for ``as_frame=True``.
 """
 
 from __future__ import annotations
@@ -55,6 +68,7 @@ from fmacro.validation.values import read_only_copies, value_key
 __all__ = [
     "DATASETS",
     "DATA_ENV",
+    "PANDAS_HINT",
     "ArffData",
     "data_dir",
     "load_arff_data",
@@ -140,15 +154,64 @@ DATA_ENV = "FMACRO_DATA"
 #: dtype of the label indicators (see the module docstring's "Label dtype").
 _LABEL_DTYPE = np.int64
 
+#: The ImportError of ``as_frame=True`` without pandas (fmacro is not on a package index
+#: yet, so the hint names pandas itself, as the other optional imports do).
+PANDAS_HINT = (
+    "as_frame=True needs pandas, which is not installed; install it with: pip install pandas"
+)
+
+
+def _is_frame(value: Any) -> bool:
+    """A pandas DataFrame, by duck typing (pandas stays optional)."""
+    return hasattr(value, "columns") and hasattr(value, "dtypes") and hasattr(value, "iloc")
+
 
 def _read_only_data(value: Any) -> Any:
     """A dense array as a read-only copy (a value never aliases a caller's array).
 
-    scipy sparse matrices are kept as they are: they cannot be made read-only.
+    A DataFrame is copied (it cannot be made read-only); scipy sparse matrices are kept as
+    they are: they cannot be made read-only either.
     """
     if isinstance(value, np.ndarray):
         return frozen_array(value)
+    if _is_frame(value):
+        return value.copy(deep=True)
     return value
+
+
+def _data_key(value: Any) -> Any:
+    """:func:`value_key` of an array or sparse matrix; of a DataFrame, its columns, dtypes,
+    index and values (a DataFrame's ``==`` is element-wise)."""
+    if not _is_frame(value):
+        return value_key(value)
+    sparse = len(value.columns) > 0 and all(hasattr(dtype, "fill_value") for dtype in value.dtypes)
+    values = value.sparse.to_coo() if sparse else value.to_numpy()
+    return (
+        "DataFrame",
+        value_key(list(value.columns)),
+        tuple(str(dtype) for dtype in value.dtypes),
+        value_key(np.asarray(value.index)),
+        value_key(values),
+    )
+
+
+def _pandas() -> Any:
+    try:
+        import pandas as pd
+    except ImportError as exc:
+        raise ImportError(PANDAS_HINT) from exc
+    return pd
+
+
+def _frame(values: Any, columns: tuple[str, ...]) -> Any:
+    """A DataFrame of an array or a scipy sparse matrix (sparse columns), or the DataFrame
+    given; not copied here: :class:`ArffData`'s converter copies it."""
+    pd = _pandas()
+    if _is_frame(values):
+        return values
+    if isinstance(values, np.ndarray):
+        return pd.DataFrame(values, columns=list(columns), copy=False)
+    return pd.DataFrame.sparse.from_spmatrix(values, columns=list(columns))
 
 
 @read_only_copies
@@ -164,13 +227,35 @@ class ArffData:
     feature_names, label_names : tuple of str
     relation : str
         The ARFF ``@relation`` name.
+
+    Read with ``as_frame=True`` (or made by :meth:`to_frames`), ``X`` and ``Y`` are pandas
+    DataFrames named by ``feature_names`` and ``label_names`` (see the module docstring).
+    The value copies a DataFrame it is given and compares by columns, dtypes, index and
+    values; unlike an array, a DataFrame cannot be made read-only.
     """
 
-    X: Any = attrs.field(converter=_read_only_data, eq=value_key)
-    Y: Any = attrs.field(converter=_read_only_data, eq=value_key)
+    X: Any = attrs.field(converter=_read_only_data, eq=_data_key)
+    Y: Any = attrs.field(converter=_read_only_data, eq=_data_key)
     feature_names: tuple[str, ...]
     label_names: tuple[str, ...]
     relation: str
+
+    def to_frames(self) -> ArffData:
+        """The same data with ``X`` and ``Y`` as pandas DataFrames (needs pandas).
+
+        ``X`` has the ARFF attribute names as columns (float64), ``Y`` the label names
+        (int64 0/1), both a ``RangeIndex``; sparse matrices become sparse columns. The
+        frames are new copies: changing them changes no array of this value.
+
+        Examples
+        --------
+        >>> frames = load_arff_data("emotions", "test").to_frames()
+        >>> list(frames.Y.columns[:2]), frames.Y.dtypes.iloc[0], frames.X.shape
+        (['amazed-suprised', 'happy-pleased'], dtype('int64'), (202, 72))
+        """
+        return attrs.evolve(
+            self, X=_frame(self.X, self.feature_names), Y=_frame(self.Y, self.label_names)
+        )
 
 
 def _open_text(path: Path) -> Iterator[str]:
@@ -403,6 +488,7 @@ def load_dataset(
     *,
     sparse: bool = False,
     path: str | os.PathLike[str] | None = None,
+    as_frame: bool = False,
 ) -> tuple[Any, Any]:
     """Load a Mulan dataset as ``(X, Y)``.
 
@@ -419,6 +505,11 @@ def load_dataset(
         Folder holding the dataset (its files, or a subfolder named after it). Without
         it, ``$FMACRO_DATA`` and then the bundled copies are searched; the working
         directory never is.
+    as_frame
+        Return pandas DataFrames (needs pandas; an ``ImportError`` says how to install it
+        otherwise): ``X`` with the ARFF attribute names as columns, ``Y`` with the
+        dataset's label names, same dtypes, a ``RangeIndex``; with ``sparse=True``, sparse
+        columns (see the module docstring).
 
     Returns
     -------
@@ -430,8 +521,16 @@ def load_dataset(
     >>> X, Y = load_dataset("corel5k", "test")
     >>> X.shape, Y.shape
     ((500, 499), (500, 374))
+
+    With ``as_frame=True`` the label columns name the classes of fmacro's results:
+
+    >>> X, Y = load_dataset("emotions", "test", as_frame=True)
+    >>> Y.columns[:3].tolist(), Y.dtypes.iloc[0]
+    (['amazed-suprised', 'happy-pleased', 'relaxing-calm'], dtype('int64'))
+    >>> X.columns[0], X.index
+    ('Mean_Acc1298_Mean_Mem40_Centroid', RangeIndex(start=0, stop=202, step=1))
     """
-    data = load_arff_data(name, split, sparse=sparse, path=path)
+    data = load_arff_data(name, split, sparse=sparse, path=path, as_frame=as_frame)
     return data.X, data.Y
 
 
@@ -441,8 +540,25 @@ def load_arff_data(
     *,
     sparse: bool = False,
     path: str | os.PathLike[str] | None = None,
+    as_frame: bool = False,
 ) -> ArffData:
-    """Like :func:`load_dataset` but return the :class:`ArffData` with names."""
+    """Like :func:`load_dataset` but return the :class:`ArffData` with names.
+
+    With ``as_frame=True`` its ``X`` and ``Y`` are DataFrames (:meth:`ArffData.to_frames`).
+    """
+    if as_frame:
+        _pandas()  # say so before reading the files
+    data = _load_arrays(name, split, sparse=sparse, path=path)
+    return data.to_frames() if as_frame else data
+
+
+def _load_arrays(
+    name: str,
+    split: Literal["train", "test", "all"],
+    *,
+    sparse: bool,
+    path: str | os.PathLike[str] | None,
+) -> ArffData:
     folder_path = data_dir(name, path)
     _, files, xml = DATASETS[name]
     n_labels = _label_count_from_xml(folder_path / xml)

@@ -30,6 +30,15 @@ import attrs
 import numpy as np
 
 from fmacro.optimize.deployment import quiet
+from fmacro.optimize.methods import (
+    CONSTRAINED,
+    EXTRA_METHODS,
+    METHODS,
+    NEED_SCORES,
+    held_out_evaluation,
+    method_call,
+    timed,
+)
 from fmacro.optimize.search.points import ClassPoints
 from fmacro.optimize.search.result import ThresholdResult
 from fmacro.validation.files import about_file, check_output_path, checked_path
@@ -50,32 +59,11 @@ __all__ = [
     "true_labels_per_object",
 ]
 
-#: Every method the command runs by default, in table order.
-METHODS = (
-    "tune",
-    "fixed_point",
-    "exact",
-    "domain",
-    "per_class",
-    "cyclic",
-    "global_threshold",
-    "proportional",
-    "top_k",
-)
-#: Methods run only when asked for with --method: another objective than the table's.
-EXTRA_METHODS = ("micro_macro",)
-# Methods that need object-level scores (not available from the text format).
-_NEED_SCORES = frozenset({"global_threshold", "top_k"})
-#: The methods that take per-class constraints (min_precision, max_predicted_rate).
-CONSTRAINED = frozenset(
-    {"tune", "fixed_point", "exact", "domain", "per_class", "cyclic", "micro_macro"}
-)
-
 
 def skipped_method(name: str, problem: Any, limits: Mapping[str, Any] | None) -> bool:
     """Whether ``name`` cannot run: it needs scores the problem lacks, or cannot meet the
     given constraints."""
-    return (name in _NEED_SCORES and problem.scores is None) or (
+    return (name in NEED_SCORES and problem.scores is None) or (
         bool(limits) and name not in CONSTRAINED
     )
 
@@ -159,32 +147,19 @@ def _method_call(
     limits: Mapping[str, Any] | None = None,
     mix: float = 0.5,
 ) -> Any:
-    from fmacro import optimize
-
-    own = dict(limits or {})  # only for CONSTRAINED methods (run_methods skips the others)
-    if name in ("exact", "fixed_point"):  # fixed_point closes its gap with exact's search
-        fn = getattr(optimize, name)
-        return lambda: fn(points=problem.points, beta=beta, time_limit=time_limit, **own)
-    if name == "tune":
-        zd = problem.points.zero_division
-        if problem.scores is None:
-            return lambda: optimize.tune(
-                points=problem.points, beta=beta, zero_division=zd, prior=prior, **own
-            )
-        return lambda: optimize.tune(
-            problem.scores, problem.labels, beta=beta, zero_division=zd, prior=prior, **own
-        )
-    if name == "micro_macro":
-        return lambda: optimize.micro_macro(points=problem.points, beta=beta, mix=mix, **own)
-    if name == "domain":
-        return lambda: optimize.domain(points=problem.points, beta=beta, n_angles=n_angles, **own)
-    if name in _NEED_SCORES:
-        fn = getattr(optimize, name)
-        return lambda: fn(
-            problem.scores, problem.labels, beta=beta, zero_division=problem.points.zero_division
-        )
-    fn = getattr(optimize, name)
-    return lambda: fn(points=problem.points, beta=beta, **own)
+    # only for CONSTRAINED methods with limits (run_methods skips the others)
+    return method_call(
+        name,
+        problem.points,
+        problem.scores,
+        problem.labels,
+        beta=beta,
+        n_angles=n_angles,
+        time_limit=time_limit,
+        prior=prior,
+        limits=limits,
+        mix=mix,
+    )
 
 
 def run_methods(
@@ -212,10 +187,8 @@ def run_methods(
         if progress is not None:
             progress(name)
         # the table shows labels per object, so the predict-everything warning is silenced
-        call = quiet(_method_call(name, problem, beta, n_angles, time_limit, prior, limits, mix))
-        start = time.perf_counter()
-        result = call()
-        seconds = time.perf_counter() - start
+        call = _method_call(name, problem, beta, n_angles, time_limit, prior, limits, mix)
+        result, seconds = timed(call)
         if problem.classes is not None:  # the file's names go into reports and saved files
             result = result.with_classes(problem.classes)
         out.append((result, seconds))
@@ -599,16 +572,7 @@ def held_out(
     result: ThresholdResult, scores: Any, labels: Any, beta: float, zd: float
 ) -> tuple[float, float]:
     """Held-out (F-macro, macro-F) of a result's rule, over the classes with a positive."""
-    from fmacro.optimize.evaluation import evaluate_thresholds
-    from fmacro.optimize.rules import TopK
-
-    if isinstance(result.rule, TopK):
-        pred = result.apply(scores).astype(np.float64)
-        ev = evaluate_thresholds(
-            pred, labels, np.full(pred.shape[1], 0.5), beta=beta, zero_division=zd
-        )
-    else:
-        ev = evaluate_thresholds(scores, labels, result, beta=beta, zero_division=zd)
+    ev = held_out_evaluation(result, scores, labels, beta=beta, zero_division=zd)
     return ev.f, ev.macro_f
 
 
