@@ -77,7 +77,7 @@ Record with the importable fmacro (the editable working tree in the dev venv)::
 Compare a fresh run of the importable fmacro with a reference record::
 
     /work/venv/bin/python benchmarks/same_results.py compare \\
-        benchmarks/reference/same_results_2da3ff7.json.gz [--quiet] [--save /tmp/now.json.gz]
+        benchmarks/reference/same_results_0375adb.json.gz [--quiet] [--save /tmp/now.json.gz]
 
 or two records without computing anything: ``compare REF --against OTHER``. It prints
 one line per case: ``equal``; ``DIFFER`` with the first field that differs or is gone
@@ -90,8 +90,10 @@ searches ended, and the run time. Exit 1 on any DIFFER, MISSING or ADDED
 name contains TEXT; ``show TEXT`` prints every field of those cases in full (arrays
 written out), to look at one difference under two versions.
 
-Record against another commit (how ``benchmarks/reference/same_results_2da3ff7.json.gz``
-was made): install that commit into its own folder and put it first on the path::
+Record against another commit (how to compare with the commit a change started from, in
+the same environment: a reference recorded under other numpy, BLAS or scikit-learn
+versions shows changed ``input`` fields, and its results cannot be compared): install
+that commit into its own folder and put it first on the path::
 
     git -C /work/main worktree add /tmp/fmacro-at 2da3ff7
     /work/venv/bin/pip install --no-deps --target /tmp/at-site /tmp/fmacro-at
