@@ -1,8 +1,9 @@
 """Bootstrap intervals for every measure of a validation: resampled counts, one pass.
 
-A validation built from predictions keeps a compact per-object *outcome record*, in
-object order (:class:`BinaryOutcomes`, :class:`ClassOutcomes`, :class:`LabelOutcomes`);
-``+`` concatenates records, so the objects of a pooled validation sit at the positions
+A validation built with ``keep_outcomes=True`` (off by default: the record is another
+pass over the data) keeps a compact per-object *outcome record*, in object order
+(:class:`BinaryOutcomes`, :class:`ClassOutcomes`, :class:`LabelOutcomes`); ``+``
+concatenates records, so the objects of a pooled validation sit at the positions
 they have in one in-memory validation of all the data. :func:`bootstrap` then counts B
 resamples in one compiled pass (``_kernels.bootstrap``): each object adds ``w_b(i)``
 times its sample weight to its count cells, and every measure of resample ``b`` is the
