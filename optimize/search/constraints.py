@@ -54,6 +54,7 @@ __all__ = [
     "CutConstraints",
     "check_constraints",
     "constrained",
+    "cuts_to_keep",
     "feasible_cuts",
     "feasible_points",
     "feasible_start",
@@ -208,8 +209,11 @@ def keep_cuts(points: ClassPoints, keep: NDArray[np.bool_]) -> ClassPoints:
     )
 
 
-def feasible_points(points: ClassPoints, constraints: CutConstraints | None) -> ClassPoints:
-    """The raw points of the feasible cuts (``points`` itself when nothing is removed).
+def cuts_to_keep(
+    points: ClassPoints, constraints: CutConstraints | None
+) -> NDArray[np.bool_] | None:
+    """The feasible-cut mask of ``points`` (:func:`feasible_cuts`), or None when the
+    constraints remove no cut (or there are none).
 
     Raises
     ------
@@ -217,10 +221,10 @@ def feasible_points(points: ClassPoints, constraints: CutConstraints | None) -> 
         Under ``zero_division=nan``, when a class's only feasible cut is the empty one.
     """
     if constraints is None:
-        return points
+        return None
     keep = feasible_cuts(points, constraints)
     if keep.all():
-        return points
+        return None
     if math.isnan(points.zero_division):
         usable = np.bincount(
             group_of_entries(points.n_cuts)[keep & (points.tp + points.fp > 0)],
@@ -233,7 +237,19 @@ def feasible_points(points: ClassPoints, constraints: CutConstraints | None) -> 
                 f"non-empty cut of column(s) {stuck[:10].tolist()} meets min_precision / "
                 "max_predicted_rate on the tuning rows; loosen them or use zero_division=0"
             )
-    return keep_cuts(points, keep)
+    return keep
+
+
+def feasible_points(points: ClassPoints, constraints: CutConstraints | None) -> ClassPoints:
+    """The raw points of the feasible cuts (``points`` itself when nothing is removed).
+
+    Raises
+    ------
+    ValueError
+        As :func:`cuts_to_keep`.
+    """
+    keep = cuts_to_keep(points, constraints)
+    return points if keep is None else keep_cuts(points, keep)
 
 
 def constrained(

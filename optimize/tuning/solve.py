@@ -17,7 +17,7 @@ from numpy.typing import NDArray
 from fmacro.optimize.baselines.cyclic import cyclic_checked
 from fmacro.optimize.baselines.per_class import per_class_checked
 from fmacro.optimize.search._fbeta import argv
-from fmacro.optimize.search.constraints import feasible_cuts, feasible_points
+from fmacro.optimize.search.constraints import cuts_to_keep, keep_cuts
 from fmacro.optimize.search.domain import domain_checked
 from fmacro.optimize.search.exact import exact_checked
 from fmacro.optimize.search.fixed_point import fixed_point_checked
@@ -81,12 +81,10 @@ def _smoothed(problem: Problem, a: float) -> tuple[ClassPoints, SmoothedPoints]:
     """
     s = problem.settings
     sm = smoothed_at(problem.points, a, s.n_eval, base_rates=s.base_rates, centres=problem.centres)
-    if s.constraints is None:
+    keep = cuts_to_keep(problem.points, s.constraints)
+    if keep is None:
         return problem.points, sm
-    raw = feasible_points(problem.points, s.constraints)
-    if raw is problem.points:
-        return raw, sm
-    keep = feasible_cuts(problem.points, s.constraints)
+    raw = keep_cuts(problem.points, keep)
     model = sm.centre_p.size > 0
     kept = sharing(
         raw,
