@@ -72,6 +72,23 @@ def int_option(minimum: int = 0, maximum: int | None = INT64_MAX) -> Callable[[s
     return parse
 
 
+def float_option(valid: Callable[[float], bool], expected: str) -> Callable[[str], float]:
+    """An argparse ``type`` for a number that ``valid`` accepts (NaN is passed to it too);
+    refusals read "must be ``expected``, got 'text'"."""
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"must be {expected}, got {text!r}") from None
+        if not valid(value):
+            raise argparse.ArgumentTypeError(f"must be {expected}, got {text!r}")
+        return value
+
+    parse.__name__ = "number"  # argparse names the type in its messages
+    return parse
+
+
 def add_common_options(parser: argparse.ArgumentParser) -> None:
     """Options every scoring subcommand shares."""
     parser.add_argument(

@@ -29,6 +29,7 @@ from typing import Any
 import attrs
 import numpy as np
 
+from fmacro.cli import float_option
 from fmacro.optimize.deployment import quiet
 from fmacro.optimize.methods import (
     CONSTRAINED,
@@ -137,31 +138,6 @@ def load_problem(
     return ThresholdProblem(points, scores, labels, desc, names)
 
 
-def _method_call(
-    name: str,
-    problem: ThresholdProblem,
-    beta: float,
-    n_angles: int | None,
-    time_limit: float | None = None,
-    prior: Any = 3.0,
-    limits: Mapping[str, Any] | None = None,
-    mix: float = 0.5,
-) -> Any:
-    # only for CONSTRAINED methods with limits (run_methods skips the others)
-    return method_call(
-        name,
-        problem.points,
-        problem.scores,
-        problem.labels,
-        beta=beta,
-        n_angles=n_angles,
-        time_limit=time_limit,
-        prior=prior,
-        limits=limits,
-        mix=mix,
-    )
-
-
 def run_methods(
     problem: ThresholdProblem,
     methods: tuple[str, ...],
@@ -187,7 +163,18 @@ def run_methods(
         if progress is not None:
             progress(name)
         # the table shows labels per object, so the predict-everything warning is silenced
-        call = _method_call(name, problem, beta, n_angles, time_limit, prior, limits, mix)
+        call = method_call(
+            name,
+            problem.points,
+            problem.scores,
+            problem.labels,
+            beta=beta,
+            n_angles=n_angles,
+            time_limit=time_limit,
+            prior=prior,
+            limits=limits,
+            mix=mix,
+        )
         result, seconds = timed(call)
         if problem.classes is not None:  # the file's names go into reports and saved files
             result = result.with_classes(problem.classes)
@@ -380,6 +367,11 @@ def register(subparsers: Any) -> None:
     p.set_defaults(run=run)
 
 
+_share = float_option(lambda v: 0.0 <= v <= 1.0, "a number in [0, 1]")
+_factor = float_option(lambda v: math.isfinite(v) and v > 0.0, "a number > 0")
+_level = float_option(lambda v: 0.0 < v < 1.0, "a number in (0, 1)")
+
+
 def _prior(text: str) -> float | str:
     if text == "cv":
         return text
@@ -389,26 +381,6 @@ def _prior(text: str) -> float | str:
         raise argparse.ArgumentTypeError(f"must be a number >= 0 or 'cv', got {text!r}") from None
     if not math.isfinite(value) or value < 0:
         raise argparse.ArgumentTypeError(f"must be a number >= 0 or 'cv', got {text!r}")
-    return value
-
-
-def _share(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a number in [0, 1], got {text!r}") from None
-    if not 0.0 <= value <= 1.0:
-        raise argparse.ArgumentTypeError(f"must be a number in [0, 1], got {text!r}")
-    return value
-
-
-def _factor(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a number > 0, got {text!r}") from None
-    if not (math.isfinite(value) and value > 0.0):
-        raise argparse.ArgumentTypeError(f"must be a number > 0, got {text!r}")
     return value
 
 
@@ -441,16 +413,6 @@ def constraints_of(args: argparse.Namespace, points: ClassPoints) -> dict[str, A
         rates[points.class_index] = np.asarray(points.support) / float(points.n_samples)
         out["max_predicted_rate"] = capped_rates(rates, args.max_rate_factor)
     return out
-
-
-def _level(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a number in (0, 1), got {text!r}") from None
-    if not 0.0 < value < 1.0:
-        raise argparse.ArgumentTypeError(f"must be a number in (0, 1), got {text!r}")
-    return value
 
 
 def held_out_intervals(
