@@ -160,3 +160,44 @@ def test_a_labelled_series_is_refused_not_read_by_position():
     # a Series from a plain list (index 0..n-1) is positional by construction
     plain = optimize.fixed_point(scores, labels, max_predicted_rate=pd.Series(ordered))
     assert plain.thresholds.tolist() == res.thresholds.tolist()
+
+
+@pytest.mark.parametrize(
+    ("factor", "error", "match"),
+    [
+        (0, ValueError, "factor must be a finite number > 0"),
+        (-1.0, ValueError, "factor must be a finite number > 0"),
+        (float("nan"), ValueError, "factor must be a finite number > 0"),
+        (float("inf"), ValueError, "factor must be a finite number > 0"),
+        (True, TypeError, "factor must be a number > 0"),
+        ("2", TypeError, "factor must be a number > 0"),
+    ],
+)
+def test_rate_caps_refuses_bad_factors_by_name(factor, error, match):
+    with pytest.raises(error, match=match):
+        optimize.rate_caps(Y, factor)
+
+
+def test_rate_caps_inputs_weights_and_unchanged_labels():
+    import scipy.sparse as sp
+
+    labels = Y.copy()
+    w = np.arange(Y.shape[0], dtype=float) % 3
+    np.testing.assert_array_equal(
+        optimize.rate_caps(sp.csr_matrix(labels), 1.5), optimize.rate_caps(labels, 1.5)
+    )
+    rows = np.repeat(np.arange(Y.shape[0]), w.astype(int))  # integer weights: repeated rows
+    np.testing.assert_allclose(
+        optimize.rate_caps(labels, 2.0, sample_weight=w), optimize.rate_caps(labels[rows], 2.0)
+    )
+    np.testing.assert_array_equal(labels, Y)
+    with pytest.raises(ValueError, match="must hold only 0 and 1"):
+        optimize.rate_caps(labels * 2, 2.0)
+    with pytest.raises(ValueError, match="sample_weight is all zero"):
+        optimize.rate_caps(labels, 2.0, sample_weight=np.zeros(Y.shape[0]))
+
+
+@pytest.mark.parametrize("value", ["nan", "1.5", "-0.1", "x"])
+def test_cli_mix_out_of_range_exits_2(value):
+    code, _, err = _cli(["thresholds", "--quiet", "--method", "micro_macro", "--mix", value])
+    assert code == 2 and "--mix" in err and "Traceback" not in err

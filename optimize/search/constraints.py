@@ -314,9 +314,7 @@ def rate_caps(
     rows = label_rows(labels)  # checked 0/1, dense or sparse
     w = np.ones(n_obj) if weights is None else weights
     hits = np.bincount(rows.indices, weights=w[row_of_entries(rows.indptr)], minlength=n_cols)
-    total = float(n_obj) if weights is None else float(weights.sum())
-    if total <= 0:
-        raise ValueError("sample_weight must not all be 0")
+    total = float(n_obj) if weights is None else float(weights.sum())  # > 0: checked
     return capped_rates(hits / total, float(factor))
 
 
